@@ -1,0 +1,168 @@
+//! The CLI's commands. Each returns the JSON it prints.
+
+use crate::args::Args;
+use engine::{chat_tokens, Message, Model, SamplerSettings, Session, SystemPrompt};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Instant;
+
+const DEFAULT_MODEL: &str = "public/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+const USAGE: &str = "usage: playground <tokenize|logits|generate|bench> [options]
+  tokenize --text STR
+  logits   --ids 1,2,3 [--top N]
+  generate --prompt STR [--raw] [--no-system-prompt] [--temperature T] [--top-k K] [--top-p P]
+           [--min-p P] [--repeat-penalty R] [--seed S] [--max-tokens N] [--no-kv-cache]
+  bench    [--rounds N]
+every command takes --model PATH (default public/models/SmolLM2-135M-Instruct.Q4_1.gguf)";
+
+pub fn run(argv: &[String]) -> Result<Value, String> {
+    let (cmd, rest) = argv.split_first().ok_or(USAGE)?;
+    match cmd.as_str() {
+        "tokenize" => tokenize(&Args::parse(rest, &[], &["model", "text"])?),
+        "logits" => logits(&Args::parse(rest, &[], &["model", "ids", "top"])?),
+        "generate" => generate(&Args::parse(
+            rest,
+            &["raw", "no-kv-cache", "no-system-prompt"],
+            &["model", "prompt", "temperature", "top-k", "top-p", "min-p", "repeat-penalty", "seed", "max-tokens"],
+        )?),
+        "bench" => bench(&Args::parse(rest, &[], &["model", "rounds"])?),
+        "help" | "--help" | "-h" => Err(USAGE.to_string()),
+        other => Err(format!("unknown command '{other}'\n{USAGE}")),
+    }
+}
+
+pub fn load_model(args: &Args) -> Result<Arc<Model>, String> {
+    let path = args.str("model").unwrap_or(DEFAULT_MODEL);
+    let bytes = std::fs::read(path).map_err(|e| {
+        format!("cannot read the model file {path}: {e} (scripts/fetch-model.sh fetches it)")
+    })?;
+    Model::from_gguf_bytes(&bytes).map(Arc::new).map_err(|e| e.to_string())
+}
+
+pub fn session(model: Arc<Model>) -> Session {
+    let origin = Instant::now();
+    Session::new(model, Box::new(move || origin.elapsed().as_secs_f64() * 1000.0))
+}
+
+fn tokenize(args: &Args) -> Result<Value, String> {
+    let text = args.str("text").ok_or("tokenize needs --text")?;
+    let model = load_model(args)?;
+    let ids = model.tokenizer.encode(text, true).map_err(|e| e.to_string())?;
+    Ok(json!(ids))
+}
+
+fn logits(args: &Args) -> Result<Value, String> {
+    let ids = args
+        .str("ids")
+        .ok_or("logits needs --ids, e.g. --ids 1,9690,198")?
+        .split(',')
+        .map(|s| s.trim().parse::<u32>().map_err(|_| format!("--ids: '{s}' is not a token id")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let top: usize = args.get("top", 10)?;
+    let model = load_model(args)?;
+    let mut s = session(model.clone());
+    s.start(&ids, 0).map_err(|e| e.to_string())?;
+    let dist = s.distribution(&SamplerSettings::plain(1.0, 0)).map_err(|e| e.to_string())?;
+    let rows: Vec<Value> = dist
+        .top(top)
+        .iter()
+        .map(|c| json!({"id": c.id, "token": model.tokenizer.token_text(c.id), "logit": c.logit}))
+        .collect();
+    Ok(json!(rows))
+}
+
+pub fn settings(args: &Args) -> Result<SamplerSettings, String> {
+    let d = SamplerSettings::default();
+    let s = SamplerSettings {
+        temperature: args.get("temperature", d.temperature)?,
+        top_k: args.get("top-k", d.top_k)?,
+        top_p: args.get("top-p", d.top_p)?,
+        min_p: args.get("min-p", d.min_p)?,
+        repeat_penalty: args.get("repeat-penalty", d.repeat_penalty)?,
+        seed: args.get("seed", d.seed)?,
+        ..d
+    };
+    s.validate().map_err(|e| e.to_string())?;
+    Ok(s)
+}
+
+/// The prompt's tokens: through the chat template, or as-is with `--raw`.
+pub fn prompt_ids(model: &Model, args: &Args, prompt: &str) -> Result<Vec<u32>, String> {
+    if prompt.trim().is_empty() {
+        return Err("the prompt is empty".into());
+    }
+    let ids = if args.flag("raw") {
+        model.tokenizer.encode(prompt, true)
+    } else {
+        let system = if args.flag("no-system-prompt") { SystemPrompt::Off } else { SystemPrompt::Default };
+        chat_tokens(&model.tokenizer, &[Message::user(prompt)], system)
+    };
+    ids.map_err(|e| e.to_string())
+}
+
+fn generate(args: &Args) -> Result<Value, String> {
+    let prompt = args.str("prompt").ok_or("generate needs --prompt")?;
+    let settings = settings(args)?;
+    let max_tokens: usize = args.get("max-tokens", 128)?;
+    let model = load_model(args)?;
+    let ids = prompt_ids(&model, args, prompt)?;
+    let mut s = session(model);
+    s.use_cache = !args.flag("no-kv-cache");
+    s.start(&ids, settings.seed).map_err(|e| e.to_string())?;
+    let g = s.generate(&settings, max_tokens, |_| true).map_err(|e| e.to_string())?;
+    Ok(json!({
+        "text": g.text,
+        "tokens": g.tokens.len(),
+        "token_ids": g.tokens,
+        "prompt_tokens": ids.len(),
+        "stop": g.stop,
+        "ttft_ms": g.timings.ttft_ms,
+        "prefill_tokens_per_s": g.timings.prefill_tokens_per_s(),
+        "decode_tokens_per_s": g.timings.decode_tokens_per_s(),
+        "kv_cache": s.use_cache,
+    }))
+}
+
+/// A fixed prompt of about 190 tokens, through the chat template.
+const BENCH_PROMPT: &str = "Read the following notes about how a language model produces text, then summarise \
+them in your own words for a student who has never seen a neural network. A language model reads a prompt \
+as a sequence of tokens, which are pieces of words. In the first stage, called prefill, it processes every \
+prompt token in one pass and stores the keys and values of its attention layers in a cache. In the second \
+stage, called decode, it produces one new token at a time: it computes a probability for every token in its \
+vocabulary, a sampler picks one, and the new token is appended to the sequence. Temperature changes how \
+concentrated those probabilities are, while top-k and top-p restrict which candidates may be picked at all. \
+None of these settings checks whether an answer is true. Explain why the first stage is faster per token than \
+the second, and what the cache saves.";
+const BENCH_TOKENS: usize = 128;
+
+fn bench(args: &Args) -> Result<Value, String> {
+    let rounds: usize = args.get("rounds", 3)?;
+    let model = load_model(args)?;
+    let ids = prompt_ids(&model, args, BENCH_PROMPT)?;
+    let greedy = SamplerSettings::greedy();
+    let (mut prefill, mut decode) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(1) {
+        let mut s = session(model.clone());
+        s.start(&ids, 0).map_err(|e| e.to_string())?;
+        // Exactly BENCH_TOKENS, whatever the model says: end-of-turn does not stop a benchmark.
+        for _ in 0..BENCH_TOKENS {
+            s.step(&greedy).map_err(|e| e.to_string())?;
+        }
+        prefill.push(s.timings().prefill_tokens_per_s());
+        decode.push(s.timings().decode_tokens_per_s());
+    }
+    Ok(json!({
+        "prompt_tokens": ids.len(),
+        "generated_tokens": BENCH_TOKENS,
+        "rounds": prefill.len(),
+        "threads": 1,
+        "prefill_tokens_per_s": median(&mut prefill),
+        "decode_tokens_per_s": median(&mut decode),
+    }))
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}

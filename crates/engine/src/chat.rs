@@ -1,0 +1,73 @@
+//! The ChatML template stored in the GGUF, applied as token ids: the template's own
+//! markers are control tokens, while what a person wrote is always encoded as plain text.
+
+use crate::error::{EngineError, Result};
+use crate::tokenizer::Tokenizer;
+use serde::{Deserialize, Serialize};
+
+/// The system prompt the GGUF's template inserts when a chat has none.
+pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn user(content: &str) -> Self {
+        Self { role: Role::User, content: content.into() }
+    }
+    pub fn assistant(content: &str) -> Self {
+        Self { role: Role::Assistant, content: content.into() }
+    }
+}
+
+/// What to do when the chat has no system message.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum SystemPrompt {
+    /// As the template does: insert `DEFAULT_SYSTEM_PROMPT`.
+    Default,
+    /// Leave it out.
+    Off,
+}
+
+/// `<|im_start|>{role}\n{content}<|im_end|>\n` for each message, then
+/// `<|im_start|>assistant\n` so that the model answers.
+pub fn chat_tokens(tok: &Tokenizer, messages: &[Message], system: SystemPrompt) -> Result<Vec<u32>> {
+    let marker = |t: &str| {
+        tok.control_id(t).ok_or_else(|| EngineError::InvalidModel(format!("the vocabulary has no {t} token")))
+    };
+    let (start, end) = (marker("<|im_start|>")?, marker("<|im_end|>")?);
+    let mut ids = Vec::new();
+    let turn = |ids: &mut Vec<u32>, role: &str, content: Option<&str>| -> Result<()> {
+        ids.push(start);
+        ids.extend(tok.encode(&format!("{role}\n{}", content.unwrap_or("")), false)?);
+        if content.is_some() {
+            ids.push(end);
+            ids.extend(tok.encode("\n", false)?);
+        }
+        Ok(())
+    };
+    if system == SystemPrompt::Default && messages.first().is_none_or(|m| m.role != Role::System) {
+        turn(&mut ids, "system", Some(DEFAULT_SYSTEM_PROMPT))?;
+    }
+    for m in messages {
+        let role = match m.role {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        turn(&mut ids, role, Some(&m.content))?;
+    }
+    turn(&mut ids, "assistant", None)?;
+    Ok(ids)
+}

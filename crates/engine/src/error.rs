@@ -1,0 +1,39 @@
+//! The engine's one error type. Every failure a learner can cause (a bad file, a bad
+//! setting, a prompt too long) ends here as a sentence, never as a panic.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineError {
+    /// The model file is not a GGUF this engine can run; the text says what is wrong.
+    InvalidModel(String),
+    /// A sampler or generation setting is out of range.
+    InvalidSetting { name: &'static str, value: String, reason: &'static str },
+    /// The prompt is empty, or does not fit in the context.
+    InvalidPrompt(String),
+    /// A request that makes no sense in the session's current state.
+    InvalidState(String),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidModel(m) => write!(f, "invalid model file: {m}"),
+            Self::InvalidSetting { name, value, reason } => {
+                write!(f, "invalid setting {name} = {value}: {reason}")
+            }
+            Self::InvalidPrompt(m) => write!(f, "invalid prompt: {m}"),
+            Self::InvalidState(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<candle_core::Error> for EngineError {
+    fn from(e: candle_core::Error) -> Self {
+        Self::InvalidModel(e.to_string())
+    }
+}
+
+pub type Result<T> = std::result::Result<T, EngineError>;

@@ -1,0 +1,21 @@
+//! Inference Playground's engine: SmolLM2 (any llama GGUF) on candle's GGUF reader, with
+//! every step a lesson needs exposed as data. Plain Rust, no web dependencies: it builds
+//! natively (CLI, tests) and for wasm32 (the page's worker).
+
+pub mod chat;
+pub mod config;
+pub mod error;
+pub mod kv_cache;
+pub mod model;
+pub mod quant;
+pub mod sampler;
+pub mod session;
+pub mod tokenizer;
+
+pub use chat::{chat_tokens, Message, Role, SystemPrompt};
+pub use config::Config;
+pub use error::{EngineError, Result};
+pub use model::Model;
+pub use sampler::{Distribution, SamplerSettings, Stage};
+pub use session::{Clock, Generation, Reuse, Session, Step, StopReason, Timings};
+pub mod reasoning;

@@ -1,0 +1,306 @@
+//! The llama forward pass, written out so that every step the lessons need is reachable:
+//! logits for every position of a chunk (draft verification), only the first L layers
+//! (early-exit drafts), an explicit KV cache that can be truncated, and RoPE computed per
+//! position for the whole trained context.
+
+use crate::config::Config;
+use crate::error::{EngineError, Result};
+use crate::kv_cache::KvCache;
+use crate::quant::QMatrix;
+use crate::tokenizer::Tokenizer;
+use candle_core::quantized::gguf_file::Content;
+use std::io::Cursor;
+
+struct Layer {
+    attn_norm: Vec<f32>,
+    wq: QMatrix,
+    wk: QMatrix,
+    wv: QMatrix,
+    wo: QMatrix,
+    ffn_norm: Vec<f32>,
+    gate: QMatrix,
+    up: QMatrix,
+    down: QMatrix,
+}
+
+pub struct Model {
+    pub config: Config,
+    pub tokenizer: Tokenizer,
+    embed: QMatrix,
+    layers: Vec<Layer>,
+    out_norm: Vec<f32>,
+    /// `None` when the LM head is tied to the token embedding, as in SmolLM2.
+    lm_head: Option<QMatrix>,
+    /// Per rotary pair i: base^(-2i / head_dim).
+    inv_freq: Vec<f64>,
+}
+
+/// Which positions of a chunk get logits. The LM head is a fifth of the model's work,
+/// so prefill asks only for the last position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Logits {
+    Last,
+    All,
+}
+
+/// Reads and checks the GGUF header. Used by the model and the f32 reference alike.
+pub fn read_gguf(bytes: &[u8]) -> Result<Content> {
+    if bytes.is_empty() {
+        return Err(EngineError::InvalidModel("the file is empty (0 bytes)".into()));
+    }
+    if bytes.len() < 4 || &bytes[..4] != b"GGUF" {
+        return Err(EngineError::InvalidModel("not a GGUF file: it does not start with the bytes 'GGUF'".into()));
+    }
+    Content::read(&mut Cursor::new(bytes))
+        .map_err(|e| EngineError::InvalidModel(format!("the GGUF header is malformed or truncated: {e}")))
+}
+
+/// The bytes of tensor `name`, with its shape checked against `dims` (outermost first).
+pub(crate) fn tensor_bytes<'a>(
+    content: &Content,
+    bytes: &'a [u8],
+    name: &str,
+    dims: &[usize],
+) -> Result<(candle_core::quantized::GgmlDType, &'a [u8])> {
+    let info = content
+        .tensor_infos
+        .get(name)
+        .ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is missing")))?;
+    if info.shape.dims() != dims {
+        return Err(EngineError::InvalidModel(format!(
+            "tensor {name} has shape {:?}, the metadata implies {dims:?}",
+            info.shape.dims()
+        )));
+    }
+    let elems: usize = dims.iter().product();
+    let len = elems / info.ggml_dtype.block_size() * info.ggml_dtype.type_size();
+    let start = content.tensor_data_offset.checked_add(info.offset).map(|s| s as usize);
+    match start.and_then(|s| s.checked_add(len).map(|e| (s, e))) {
+        Some((s, e)) if e <= bytes.len() => Ok((info.ggml_dtype, &bytes[s..e])),
+        _ => Err(EngineError::InvalidModel(format!(
+            "tensor {name} lies past the end of the file ({} bytes): the file is truncated or corrupt",
+            bytes.len()
+        ))),
+    }
+}
+
+impl Model {
+    /// Loads a llama GGUF from memory (wasm has no filesystem). Weights keep their
+    /// quantised form; only norms become f32.
+    pub fn from_gguf_bytes(bytes: &[u8]) -> Result<Self> {
+        let content = read_gguf(bytes)?;
+        let config = Config::from_gguf(&content)?;
+        let tokenizer = Tokenizer::from_gguf(&content, config.vocab)?;
+        let c = &config;
+        let matrix = |name: &str, rows: usize, cols: usize| -> Result<QMatrix> {
+            let (dtype, data) = tensor_bytes(&content, bytes, name, &[rows, cols])?;
+            QMatrix::from_ggml(name, dtype, rows, cols, data)
+        };
+        let vector = |name: &str, len: usize| -> Result<Vec<f32>> {
+            let (dtype, data) = tensor_bytes(&content, bytes, name, &[len])?;
+            let mut out = vec![0f32; len];
+            QMatrix::from_ggml(name, dtype, 1, len, data)?.row_into(0, &mut out);
+            Ok(out)
+        };
+        let layers = (0..c.layers)
+            .map(|i| {
+                let p = |s: &str| format!("blk.{i}.{s}.weight");
+                Ok(Layer {
+                    attn_norm: vector(&p("attn_norm"), c.embedding)?,
+                    wq: matrix(&p("attn_q"), c.embedding, c.embedding)?,
+                    wk: matrix(&p("attn_k"), c.kv_dim(), c.embedding)?,
+                    wv: matrix(&p("attn_v"), c.kv_dim(), c.embedding)?,
+                    wo: matrix(&p("attn_output"), c.embedding, c.embedding)?,
+                    ffn_norm: vector(&p("ffn_norm"), c.embedding)?,
+                    gate: matrix(&p("ffn_gate"), c.ffn, c.embedding)?,
+                    up: matrix(&p("ffn_up"), c.ffn, c.embedding)?,
+                    down: matrix(&p("ffn_down"), c.embedding, c.ffn)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let lm_head = match content.tensor_infos.contains_key("output.weight") {
+            true => Some(matrix("output.weight", c.vocab, c.embedding)?),
+            false => None,
+        };
+        let half = c.head_dim / 2;
+        let inv_freq = (0..half).map(|i| (c.rope_base as f64).powf(-((2 * i) as f64) / c.head_dim as f64)).collect();
+        Ok(Self {
+            embed: matrix("token_embd.weight", c.vocab, c.embedding)?,
+            out_norm: vector("output_norm.weight", c.embedding)?,
+            layers,
+            lm_head,
+            inv_freq,
+            tokenizer,
+            config,
+        })
+    }
+
+    /// Bytes held by the weights in memory.
+    pub fn weight_bytes(&self) -> usize {
+        let l: usize = self
+            .layers
+            .iter()
+            .map(|l| {
+                [&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down].iter().map(|m| m.bytes()).sum::<usize>()
+                    + 4 * (l.attn_norm.len() + l.ffn_norm.len())
+            })
+            .sum();
+        l + self.embed.bytes() + self.lm_head.as_ref().map_or(0, |m| m.bytes()) + 4 * self.out_norm.len()
+    }
+
+    /// Runs `tokens` at positions `start..start + n` through the first `layers` layers,
+    /// appending their keys and values to `cache` (each layer is first cut back to
+    /// `start`). Returns `vocab` logits per requested position, row after row.
+    pub fn forward(
+        &self,
+        tokens: &[u32],
+        start: usize,
+        cache: &mut KvCache,
+        layers: usize,
+        logits: Logits,
+    ) -> Result<Vec<f32>> {
+        let c = &self.config;
+        let n = tokens.len();
+        if n == 0 {
+            return Err(EngineError::InvalidState("forward needs at least one token".into()));
+        }
+        if layers == 0 || layers > c.layers {
+            return Err(EngineError::InvalidState(format!("layers must be 1..={}, got {layers}", c.layers)));
+        }
+        if start + n > c.context {
+            return Err(EngineError::InvalidPrompt(format!(
+                "{} tokens do not fit the model's {}-token context",
+                start + n,
+                c.context
+            )));
+        }
+        if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= c.vocab) {
+            return Err(EngineError::InvalidState(format!("token id {bad} is outside the vocabulary")));
+        }
+        if let Some(i) = (0..layers).find(|&i| cache.layers[i].len < start) {
+            return Err(EngineError::InvalidState(format!(
+                "layer {i} caches {} positions, cannot continue at {start}",
+                cache.layers[i].len
+            )));
+        }
+        let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
+        let mut x = vec![0f32; n * e];
+        for (i, &t) in tokens.iter().enumerate() {
+            self.embed.row_into(t as usize, &mut x[i * e..(i + 1) * e]);
+        }
+        let mut h = vec![0f32; n * e];
+        let (mut q, mut k, mut v) = (vec![0f32; n * e], vec![0f32; n * kvd], vec![0f32; n * kvd]);
+        let mut attn = vec![0f32; n * e];
+        let mut proj = vec![0f32; n * e];
+        let (mut g, mut u) = (vec![0f32; n * c.ffn], vec![0f32; n * c.ffn]);
+        let scale = 1.0 / (hd as f32).sqrt();
+        for (li, layer) in self.layers[..layers].iter().enumerate() {
+            rms_norm(&x, &layer.attn_norm, c.rms_eps, &mut h);
+            layer.wq.matmul(&h, n, &mut q);
+            layer.wk.matmul(&h, n, &mut k);
+            layer.wv.matmul(&h, n, &mut v);
+            for i in 0..n {
+                self.rope(&mut q[i * e..(i + 1) * e], start + i);
+                self.rope(&mut k[i * kvd..(i + 1) * kvd], start + i);
+            }
+            let lc = &mut cache.layers[li];
+            lc.len = start;
+            lc.k.truncate(start * kvd);
+            lc.v.truncate(start * kvd);
+            lc.k.extend_from_slice(&k);
+            lc.v.extend_from_slice(&v);
+            lc.len = start + n;
+            attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn);
+            layer.wo.matmul(&attn, n, &mut proj);
+            add_in_place(&mut x, &proj);
+
+            rms_norm(&x, &layer.ffn_norm, c.rms_eps, &mut h);
+            layer.gate.matmul(&h, n, &mut g);
+            layer.up.matmul(&h, n, &mut u);
+            for (gi, ui) in g.iter_mut().zip(&u) {
+                *gi = *gi / (1.0 + (-*gi).exp()) * ui;
+            }
+            layer.down.matmul(&g, n, &mut proj);
+            add_in_place(&mut x, &proj);
+        }
+        let rows = match logits {
+            Logits::All => 0..n,
+            Logits::Last => n - 1..n,
+        };
+        let m = rows.len();
+        let mut normed = vec![0f32; m * e];
+        rms_norm(&x[rows.start * e..rows.end * e], &self.out_norm, c.rms_eps, &mut normed);
+        let mut out = vec![0f32; m * c.vocab];
+        self.lm_head.as_ref().unwrap_or(&self.embed).matmul(&normed, m, &mut out);
+        Ok(out)
+    }
+
+    /// Rotates each adjacent pair (x[2i], x[2i+1]) of every head by pos · base^(-2i/d):
+    /// GGUF llama weights are permuted for this interleaved form.
+    fn rope(&self, x: &mut [f32], pos: usize) {
+        let hd = self.config.head_dim;
+        for head in x.chunks_exact_mut(hd) {
+            for (i, &f) in self.inv_freq.iter().enumerate() {
+                let (sin, cos) = (pos as f64 * f).sin_cos();
+                let (sin, cos) = (sin as f32, cos as f32);
+                let (a, b) = (head[2 * i], head[2 * i + 1]);
+                head[2 * i] = a * cos - b * sin;
+                head[2 * i + 1] = a * sin + b * cos;
+            }
+        }
+    }
+}
+
+/// `out[row] = x[row] / rms(x[row]) * w` for each row of `x`.
+fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
+    let e = w.len();
+    for (xr, or) in x.chunks_exact(e).zip(out.chunks_exact_mut(e)) {
+        let ms = xr.iter().map(|v| v * v).sum::<f32>() / e as f32;
+        let inv = 1.0 / (ms + eps).sqrt();
+        for ((o, &xv), &wv) in or.iter_mut().zip(xr).zip(w) {
+            *o = xv * inv * wv;
+        }
+    }
+}
+
+fn add_in_place(x: &mut [f32], y: &[f32]) {
+    for (a, b) in x.iter_mut().zip(y) {
+        *a += b;
+    }
+}
+
+/// Causal grouped-query attention for `n = q.len() / embedding` new positions starting at
+/// `start`; `k` and `v` hold every cached position including the new ones.
+fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, c: &Config, scale: f32, out: &mut [f32]) {
+    let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
+    let group = c.heads / c.kv_heads;
+    let n = q.len() / e;
+    let mut scores = vec![0f32; start + n];
+    for i in 0..n {
+        let visible = start + i + 1;
+        for h in 0..c.heads {
+            let kvh = h / group;
+            let qh = &q[i * e + h * hd..][..hd];
+            let mut max = f32::NEG_INFINITY;
+            for (p, s) in scores[..visible].iter_mut().enumerate() {
+                let kp = &k[p * kvd + kvh * hd..][..hd];
+                *s = qh.iter().zip(kp).map(|(a, b)| a * b).sum::<f32>() * scale;
+                max = max.max(*s);
+            }
+            let mut sum = 0f32;
+            for s in &mut scores[..visible] {
+                *s = (*s - max).exp();
+                sum += *s;
+            }
+            let oh = &mut out[i * e + h * hd..][..hd];
+            oh.fill(0.0);
+            for (p, s) in scores[..visible].iter().enumerate() {
+                let w = s / sum;
+                let vp = &v[p * kvd + kvh * hd..][..hd];
+                for (o, &vv) in oh.iter_mut().zip(vp) {
+                    *o += w * vv;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Lesson 3 ("Reasoning compute"): the bundled task set and the length-independent answer checker.
+pub mod answer;
+pub mod tasks;

@@ -1,0 +1,273 @@
+//! The sampler as data. The pipeline is
+//! logits → repetition penalty → temperature → softmax → cut stages → renormalise → draw,
+//! and every stage's result is kept, per candidate, so that the page can draw exactly
+//! what decided the next token. The cut stages run in `SamplerSettings::order`; the
+//! default order is top-k, then top-p, then min-p (as in Hugging Face's generation).
+
+use crate::error::{EngineError, Result};
+use serde::{Deserialize, Serialize};
+
+/// A stage that can make a candidate ineligible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stage {
+    /// Temperature 0: only the most likely token stays.
+    Greedy,
+    TopK,
+    TopP,
+    MinP,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Greedy => "greedy",
+            Stage::TopK => "top-k",
+            Stage::TopP => "top-p",
+            Stage::MinP => "min-p",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SamplerSettings {
+    /// 0 means greedy; otherwise logits are divided by it before the softmax.
+    pub temperature: f32,
+    /// Keep the k most likely candidates; 0 = off.
+    pub top_k: usize,
+    /// Keep the smallest set of most likely candidates whose probability reaches p; 1 = off.
+    pub top_p: f32,
+    /// Drop candidates less likely than min_p × the most likely one; 0 = off.
+    pub min_p: f32,
+    /// Divides positive (multiplies negative) logits of tokens seen in the last
+    /// `repeat_last_n` tokens; 1 = off.
+    pub repeat_penalty: f32,
+    pub repeat_last_n: usize,
+    pub seed: u64,
+    /// The order of the cut stages: a permutation of top-k, top-p and min-p.
+    pub order: Vec<Stage>,
+}
+
+impl Default for SamplerSettings {
+    fn default() -> Self {
+        Self {
+            temperature: 0.8,
+            top_k: 40,
+            top_p: 0.95,
+            min_p: 0.05,
+            repeat_penalty: 1.0,
+            repeat_last_n: 64,
+            seed: 42,
+            order: vec![Stage::TopK, Stage::TopP, Stage::MinP],
+        }
+    }
+}
+
+/// Bounds the engine accepts (the page's sliders stay inside them).
+pub const MAX_TEMPERATURE: f32 = 10.0;
+pub const MAX_REPEAT_PENALTY: f32 = 10.0;
+
+impl SamplerSettings {
+    pub fn greedy() -> Self {
+        Self { temperature: 0.0, ..Self::default() }
+    }
+
+    /// No cuts: the plain softmax at `temperature`.
+    pub fn plain(temperature: f32, seed: u64) -> Self {
+        Self { temperature, top_k: 0, top_p: 1.0, min_p: 0.0, seed, ..Self::default() }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let bad = |name, value: f32, reason| Err(EngineError::InvalidSetting { name, value: value.to_string(), reason });
+        let t = self.temperature;
+        if !t.is_finite() || !(0.0..=MAX_TEMPERATURE).contains(&t) {
+            return bad("temperature", t, "must be a number from 0 (greedy) to 10");
+        }
+        if !self.top_p.is_finite() || self.top_p <= 0.0 || self.top_p > 1.0 {
+            return bad("top_p", self.top_p, "must be in (0, 1]; 1 turns it off");
+        }
+        if !self.min_p.is_finite() || !(0.0..=1.0).contains(&self.min_p) {
+            return bad("min_p", self.min_p, "must be in [0, 1]; 0 turns it off");
+        }
+        let rp = self.repeat_penalty;
+        if !rp.is_finite() || rp <= 0.0 || rp > MAX_REPEAT_PENALTY {
+            return bad("repeat_penalty", rp, "must be in (0, 10]; 1 turns it off");
+        }
+        let mut order = self.order.clone();
+        order.sort_by_key(|s| *s as u8);
+        if order != [Stage::TopK, Stage::TopP, Stage::MinP] {
+            let names: Vec<_> = self.order.iter().map(|s| s.name()).collect();
+            return Err(EngineError::InvalidSetting {
+                name: "order",
+                value: names.join(","),
+                reason: "must list top-k, top-p and min-p once each",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One token's path through the pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub id: u32,
+    /// The model's raw logit.
+    pub logit: f32,
+    /// After the repetition penalty.
+    pub penalized: f32,
+    /// softmax(penalized / T) over the whole vocabulary, before any cut.
+    pub prob: f32,
+    /// The stage that excluded it; `None` while it is eligible.
+    pub cut_by: Option<Stage>,
+    /// The renormalised probability it is drawn with (0 when cut).
+    pub final_prob: f32,
+}
+
+impl Candidate {
+    pub fn eligible(&self) -> bool {
+        self.cut_by.is_none()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Distribution {
+    /// Every token, most likely first (ties by id).
+    pub candidates: Vec<Candidate>,
+    pub eligible: usize,
+    /// Entropy of the temperature softmax and of the final distribution, in bits.
+    pub entropy_bits: f64,
+    pub final_entropy_bits: f64,
+}
+
+impl Distribution {
+    /// The most likely `n` candidates.
+    pub fn top(&self, n: usize) -> &[Candidate] {
+        &self.candidates[..n.min(self.candidates.len())]
+    }
+
+    /// Draws with `u` uniform in [0, 1): the first eligible candidate at which the
+    /// cumulative final probability passes `u`, in most-likely-first order.
+    pub fn draw(&self, u: f64) -> u32 {
+        let mut cum = 0.0f64;
+        let mut last = self.candidates[0].id;
+        for c in self.candidates.iter().filter(|c| c.eligible()) {
+            cum += c.final_prob as f64;
+            last = c.id;
+            if u < cum {
+                return c.id;
+            }
+        }
+        last
+    }
+
+    pub fn get(&self, id: u32) -> Option<&Candidate> {
+        self.candidates.iter().find(|c| c.id == id)
+    }
+}
+
+/// Runs the pipeline on `logits`. `history` is the context so far, for the repetition
+/// penalty. The settings must have passed `validate`.
+pub fn distribution(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Distribution {
+    let mut penalized = logits.to_vec();
+    if s.repeat_penalty != 1.0 {
+        let recent = &history[history.len().saturating_sub(s.repeat_last_n)..];
+        let mut seen = vec![false; logits.len()];
+        for &t in recent {
+            if let Some(l) = penalized.get_mut(t as usize) {
+                if !std::mem::replace(&mut seen[t as usize], true) {
+                    *l = if *l > 0.0 { *l / s.repeat_penalty } else { *l * s.repeat_penalty };
+                }
+            }
+        }
+    }
+    let mut order: Vec<u32> = (0..logits.len() as u32).collect();
+    order.sort_by(|&a, &b| penalized[b as usize].total_cmp(&penalized[a as usize]).then(a.cmp(&b)));
+
+    // Softmax at T in f64, so that tiny probabilities still add up to 1.
+    let probs: Vec<f64> = if s.temperature == 0.0 {
+        order.iter().enumerate().map(|(rank, _)| if rank == 0 { 1.0 } else { 0.0 }).collect()
+    } else {
+        let t = s.temperature as f64;
+        let max = penalized[order[0] as usize] as f64;
+        let e: Vec<f64> = order.iter().map(|&i| ((penalized[i as usize] as f64 - max) / t).exp()).collect();
+        let sum: f64 = e.iter().sum();
+        e.into_iter().map(|x| x / sum).collect()
+    };
+    let mut cut: Vec<Option<Stage>> = vec![None; order.len()];
+    if s.temperature == 0.0 {
+        cut.iter_mut().skip(1).for_each(|c| *c = Some(Stage::Greedy));
+    }
+    for &stage in &s.order {
+        let eligible: Vec<usize> = (0..order.len()).filter(|&r| cut[r].is_none()).collect();
+        match stage {
+            Stage::TopK if s.top_k > 0 => {
+                for &r in eligible.iter().skip(s.top_k) {
+                    cut[r] = Some(Stage::TopK);
+                }
+            }
+            Stage::TopP if s.top_p < 1.0 => {
+                let mass: f64 = eligible.iter().map(|&r| probs[r]).sum();
+                let mut cum = 0.0;
+                for &r in &eligible {
+                    // Keep while the mass so far is short of p: the smallest prefix reaching p.
+                    if cum >= s.top_p as f64 * mass {
+                        cut[r] = Some(Stage::TopP);
+                    }
+                    cum += probs[r];
+                }
+            }
+            Stage::MinP if s.min_p > 0.0 => {
+                let top = eligible.first().map_or(0.0, |&r| probs[r]);
+                for &r in &eligible {
+                    if probs[r] < s.min_p as f64 * top {
+                        cut[r] = Some(Stage::MinP);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mass: f64 = (0..order.len()).filter(|&r| cut[r].is_none()).map(|r| probs[r]).sum();
+    let entropy = |ps: &mut dyn Iterator<Item = f64>| -> f64 { ps.filter(|&p| p > 0.0).map(|p| -p * p.log2()).sum() };
+    let entropy_bits = entropy(&mut probs.iter().copied());
+    let final_entropy_bits = entropy(&mut (0..order.len()).filter(|&r| cut[r].is_none()).map(|r| probs[r] / mass));
+    let candidates: Vec<Candidate> = order
+        .iter()
+        .enumerate()
+        .map(|(r, &id)| Candidate {
+            id,
+            logit: logits[id as usize],
+            penalized: penalized[id as usize],
+            prob: probs[r] as f32,
+            cut_by: cut[r],
+            final_prob: if cut[r].is_none() { (probs[r] / mass) as f32 } else { 0.0 },
+        })
+        .collect();
+    let eligible = cut.iter().filter(|c| c.is_none()).count();
+    Distribution { candidates, eligible, entropy_bits, final_entropy_bits }
+}
+
+/// SplitMix64: small, fast, and the same sequence on every platform, so that a seed
+/// reproduces a run in the browser and in the CLI alike.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1), with 53 random bits.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
