@@ -10,6 +10,7 @@ pub mod model;
 pub mod quant;
 pub mod sampler;
 pub mod session;
+pub mod testing;
 pub mod tokenizer;
 
 pub use chat::{chat_tokens, Message, Role, SystemPrompt};

@@ -1,0 +1,36 @@
+//! Shared by the integration tests: the tiny random model, the real model when present,
+//! and a session with a real clock.
+#![allow(dead_code)]
+
+use engine::testing::TinyModel;
+use engine::{Model, Session};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+pub fn tiny() -> Arc<Model> {
+    static M: OnceLock<Arc<Model>> = OnceLock::new();
+    M.get_or_init(|| Arc::new(Model::from_gguf_bytes(&TinyModel::default().to_gguf()).expect("tiny model loads")))
+        .clone()
+}
+
+/// The real SmolLM2 file (scripts/fetch-model.sh puts it there; the test command runs
+/// that first, so these tests fail rather than skip when it is missing).
+pub fn real() -> Arc<Model> {
+    static M: OnceLock<Arc<Model>> = OnceLock::new();
+    M.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+        let bytes = std::fs::read(path).expect("the real model: run scripts/fetch-model.sh");
+        Arc::new(Model::from_gguf_bytes(&bytes).expect("real model loads"))
+    })
+    .clone()
+}
+
+pub fn session(model: Arc<Model>) -> Session {
+    let t0 = Instant::now();
+    Session::new(model, Box::new(move || t0.elapsed().as_secs_f64() * 1000.0))
+}
+
+pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
