@@ -14,6 +14,7 @@ const USAGE: &str = "usage: playground <tokenize|logits|generate|bench> [options
   generate --prompt STR [--raw] [--no-system-prompt] [--temperature T] [--top-k K] [--top-p P]
            [--min-p P] [--repeat-penalty R] [--seed S] [--max-tokens N] [--no-kv-cache]
   bench    [--rounds N]
+  reference [--top N]   logit error against the slow plain-f32 forward
 every command takes --model PATH (default public/models/SmolLM2-135M-Instruct.Q4_1.gguf)";
 
 pub fn run(argv: &[String]) -> Result<Value, String> {
@@ -27,17 +28,19 @@ pub fn run(argv: &[String]) -> Result<Value, String> {
             &["model", "prompt", "temperature", "top-k", "top-p", "min-p", "repeat-penalty", "seed", "max-tokens"],
         )?),
         "bench" => bench(&Args::parse(rest, &[], &["model", "rounds"])?),
+        "reference" => reference(&Args::parse(rest, &[], &["model", "top"])?),
         "help" | "--help" | "-h" => Err(USAGE.to_string()),
         other => Err(format!("unknown command '{other}'\n{USAGE}")),
     }
 }
 
-pub fn load_model(args: &Args) -> Result<Arc<Model>, String> {
+fn model_bytes(args: &Args) -> Result<Vec<u8>, String> {
     let path = args.str("model").unwrap_or(DEFAULT_MODEL);
-    let bytes = std::fs::read(path).map_err(|e| {
-        format!("cannot read the model file {path}: {e} (scripts/fetch-model.sh fetches it)")
-    })?;
-    Model::from_gguf_bytes(&bytes).map(Arc::new).map_err(|e| e.to_string())
+    std::fs::read(path).map_err(|e| format!("cannot read the model file {path}: {e} (scripts/fetch-model.sh fetches it)"))
+}
+
+pub fn load_model(args: &Args) -> Result<Arc<Model>, String> {
+    Model::from_gguf_bytes(&model_bytes(args)?).map(Arc::new).map_err(|e| e.to_string())
 }
 
 pub fn session(model: Arc<Model>) -> Session {
@@ -165,4 +168,14 @@ fn bench(args: &Args) -> Result<Value, String> {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+fn reference(args: &Args) -> Result<Value, String> {
+    use engine::reference::{logit_error, Reference, CHECK_PROMPTS};
+    let top: usize = args.get("top", 20)?;
+    let bytes = model_bytes(args)?;
+    let model = Model::from_gguf_bytes(&bytes).map_err(|e| e.to_string())?;
+    let reference = Reference::from_gguf_bytes(&bytes).map_err(|e| e.to_string())?;
+    let e = logit_error(&model, &reference, CHECK_PROMPTS, top).map_err(|e| e.to_string())?;
+    serde_json::to_value(e).map_err(|e| e.to_string())
 }

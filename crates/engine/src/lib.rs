@@ -8,6 +8,8 @@ pub mod error;
 pub mod kv_cache;
 pub mod model;
 pub mod quant;
+#[cfg(feature = "reference")]
+pub mod reference;
 pub mod sampler;
 pub mod session;
 pub mod testing;

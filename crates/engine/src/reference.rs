@@ -1,0 +1,180 @@
+//! A slow, plain-f32 llama built from candle's own operations: every weight dequantised to
+//! f32, activations in f32, the whole sequence at once with a causal mask and no cache.
+//! It is written independently of `model.rs` so that it checks the engine rather than
+//! repeating it; the CLI's `reference` command and the real-model tests measure the
+//! engine's logit error against it.
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::model::{read_gguf, tensor_bytes};
+use candle_core::{DType, Device, Tensor};
+use candle_nn::ops::{rms_norm, softmax_last_dim};
+use candle_nn::rotary_emb::rope_i;
+use candle_transformers::utils::repeat_kv;
+
+struct Layer {
+    attn_norm: Tensor,
+    wq: Tensor,
+    wk: Tensor,
+    wv: Tensor,
+    wo: Tensor,
+    ffn_norm: Tensor,
+    gate: Tensor,
+    up: Tensor,
+    down: Tensor,
+}
+
+pub struct Reference {
+    config: Config,
+    embed: Tensor,
+    layers: Vec<Layer>,
+    out_norm: Tensor,
+    lm_head: Tensor,
+}
+
+impl Reference {
+    pub fn from_gguf_bytes(bytes: &[u8]) -> Result<Self> {
+        let content = read_gguf(bytes)?;
+        let config = Config::from_gguf(&content)?;
+        let dev = Device::Cpu;
+        let load = |name: &str| -> Result<Tensor> {
+            let mut cursor = std::io::Cursor::new(bytes);
+            Ok(content.tensor(&mut cursor, name, &dev)?.dequantize(&dev)?)
+        };
+        let layers = (0..config.layers)
+            .map(|i| {
+                let p = |s: &str| load(&format!("blk.{i}.{s}.weight"));
+                Ok(Layer {
+                    attn_norm: p("attn_norm")?,
+                    wq: p("attn_q")?,
+                    wk: p("attn_k")?,
+                    wv: p("attn_v")?,
+                    wo: p("attn_output")?,
+                    ffn_norm: p("ffn_norm")?,
+                    gate: p("ffn_gate")?,
+                    up: p("ffn_up")?,
+                    down: p("ffn_down")?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let embed = load("token_embd.weight")?;
+        let lm_head = match content.tensor_infos.contains_key("output.weight") {
+            true => load("output.weight")?,
+            false => embed.clone(),
+        };
+        tensor_bytes(&content, bytes, "token_embd.weight", &[config.vocab, config.embedding])?;
+        Ok(Self { embed, layers, out_norm: load("output_norm.weight")?, lm_head, config })
+    }
+
+    /// Next-token logits after `tokens`.
+    pub fn logits(&self, tokens: &[u32]) -> Result<Vec<f32>> {
+        Ok(self.run(tokens)?)
+    }
+
+    fn run(&self, tokens: &[u32]) -> candle_core::Result<Vec<f32>> {
+        let c = &self.config;
+        let dev = Device::Cpu;
+        let t = tokens.len();
+        let (hd, nh, nkv) = (c.head_dim, c.heads, c.kv_heads);
+        let ids = Tensor::new(tokens, &dev)?;
+        let mut x = self.embed.index_select(&ids, 0)?; // (t, e)
+        let inv: Vec<f32> = (0..hd / 2).map(|i| 1.0 / c.rope_base.powf(2.0 * i as f32 / hd as f32)).collect();
+        let inv = Tensor::new(inv, &dev)?.reshape((1, hd / 2))?;
+        let pos = Tensor::arange(0u32, t as u32, &dev)?.to_dtype(DType::F32)?.reshape((t, 1))?;
+        let angles = pos.matmul(&inv)?;
+        let (cos, sin) = (angles.cos()?, angles.sin()?);
+        let mask: Vec<f32> =
+            (0..t).flat_map(|i| (0..t).map(move |j| if j > i { f32::NEG_INFINITY } else { 0.0 })).collect();
+        let mask = Tensor::from_vec(mask, (t, t), &dev)?;
+        let linear = |x: &Tensor, w: &Tensor| x.matmul(&w.t()?);
+        for l in &self.layers {
+            let h = rms_norm(&x, &l.attn_norm, c.rms_eps)?;
+            let heads = |y: Tensor, n: usize| y.reshape((1, t, n, hd))?.transpose(1, 2)?.contiguous();
+            let q = rope_i(&heads(linear(&h, &l.wq)?, nh)?, &cos, &sin)?;
+            let k = rope_i(&heads(linear(&h, &l.wk)?, nkv)?, &cos, &sin)?;
+            let v = heads(linear(&h, &l.wv)?, nkv)?;
+            let (k, v) = (repeat_kv(k, nh / nkv)?.contiguous()?, repeat_kv(v, nh / nkv)?.contiguous()?);
+            let scores = (q.matmul(&k.t()?)? / (hd as f64).sqrt())?.broadcast_add(&mask)?;
+            let att = softmax_last_dim(&scores)?.matmul(&v)?; // (1, nh, t, hd)
+            let att = att.transpose(1, 2)?.reshape((t, nh * hd))?;
+            x = (x + linear(&att, &l.wo)?)?;
+            let h = rms_norm(&x, &l.ffn_norm, c.rms_eps)?;
+            let gated = (candle_nn::ops::silu(&linear(&h, &l.gate)?)? * linear(&h, &l.up)?)?;
+            x = (x + linear(&gated, &l.down)?)?;
+        }
+        let last = x.narrow(0, t - 1, 1)?;
+        let out = linear(&rms_norm(&last, &self.out_norm, c.rms_eps)?, &self.lm_head)?;
+        out.squeeze(0)?.to_vec1::<f32>()
+    }
+}
+
+/// Prompts for the accuracy check: questions, instructions, code, numbers, other scripts.
+pub const CHECK_PROMPTS: &[&str] = &[
+    "What is the capital of France?",
+    "Write a haiku about the sea.",
+    "What is 17 + 25?",
+    "Explain what a KV cache is in one sentence.",
+    "List three primary colors.",
+    "Translate 'good morning' into Spanish.",
+    "def fibonacci(n):",
+    "Is 91 a prime number? Answer yes or no.",
+    "Give me a synonym for 'happy'.",
+    "How many legs does a spider have?",
+    "Summarise the plot of Romeo and Juliet in two sentences.",
+    "What does HTTP stand for?",
+    "Name a mammal that can fly.",
+    "Which is larger, 48 or 84?",
+    "Write the number one thousand two hundred in digits.",
+    "¿Cuál es la capital de España?",
+    "What color is the sky on a clear day?",
+    "Continue the sequence: 2, 4, 8, 16,",
+    "Tell me a fun fact about octopuses.",
+    "What is the boiling point of water in Celsius?",
+    "Convert 3 meters to centimeters.",
+    "Who wrote 'Pride and Prejudice'?",
+];
+
+/// How far the engine's logits are from the plain-f32 reference, over the reference's
+/// `top` most likely next tokens after each prompt.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LogitError {
+    pub prompts: usize,
+    pub top: usize,
+    pub mean_abs: f64,
+    pub max_abs: f64,
+    /// Prompts whose greedy next token differs between the two.
+    pub argmax_disagreements: usize,
+}
+
+pub fn logit_error(
+    model: &crate::Model,
+    reference: &Reference,
+    prompts: &[&str],
+    top: usize,
+) -> Result<LogitError> {
+    use crate::kv_cache::KvCache;
+    use crate::model::Logits;
+    let (mut sum, mut max, mut count, mut disagree) = (0.0f64, 0.0f64, 0usize, 0usize);
+    let argmax = |v: &[f32]| (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap_or(0);
+    for p in prompts {
+        let ids = crate::chat_tokens(&model.tokenizer, &[crate::Message::user(p)], crate::SystemPrompt::Default)?;
+        let ours = model.forward(&ids, 0, &mut KvCache::new(&model.config), model.config.layers, Logits::Last)?;
+        let want = reference.logits(&ids)?;
+        let mut order: Vec<usize> = (0..want.len()).collect();
+        order.sort_by(|&a, &b| want[b].total_cmp(&want[a]));
+        for &i in &order[..top.min(order.len())] {
+            let d = (ours[i] - want[i]).abs() as f64;
+            sum += d;
+            max = max.max(d);
+            count += 1;
+        }
+        disagree += usize::from(argmax(&ours) != argmax(&want));
+    }
+    Ok(LogitError {
+        prompts: prompts.len(),
+        top,
+        mean_abs: if count > 0 { sum / count as f64 } else { 0.0 },
+        max_abs: max,
+        argmax_disagreements: disagree,
+    })
+}
