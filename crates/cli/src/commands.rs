@@ -1,6 +1,7 @@
 //! The CLI's commands. Each returns the JSON it prints.
 
 use crate::args::Args;
+use engine::speculative::Draft;
 use engine::{chat_tokens, Message, Model, SamplerSettings, Session, SystemPrompt};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -13,6 +14,8 @@ const USAGE: &str = "usage: playground <tokenize|logits|generate|bench> [options
   logits   --ids 1,2,3 [--top N]
   generate --prompt STR [--raw] [--no-system-prompt] [--temperature T] [--top-k K] [--top-p P]
            [--min-p P] [--repeat-penalty R] [--seed S] [--max-tokens N] [--no-kv-cache]
+           [--speculative prompt-lookup|early-exit [--draft-len K] [--draft-layers L]]
+           [--follow-up STR]   a second chat turn that extends the first: reports the KV reuse
   bench    [--rounds N]
   reference [--top N]   logit error against the slow plain-f32 forward
 every command takes --model PATH (default public/models/SmolLM2-135M-Instruct.Q4_1.gguf)";
@@ -25,7 +28,10 @@ pub fn run(argv: &[String]) -> Result<Value, String> {
         "generate" => generate(&Args::parse(
             rest,
             &["raw", "no-kv-cache", "no-system-prompt"],
-            &["model", "prompt", "temperature", "top-k", "top-p", "min-p", "repeat-penalty", "seed", "max-tokens"],
+            &[
+                "model", "prompt", "temperature", "top-k", "top-p", "min-p", "repeat-penalty", "seed", "max-tokens",
+                "speculative", "draft-len", "draft-layers", "follow-up",
+            ],
         )?),
         "bench" => bench(&Args::parse(rest, &[], &["model", "rounds"])?),
         "reference" => reference(&Args::parse(rest, &[], &["model", "top"])?),
@@ -108,13 +114,55 @@ fn generate(args: &Args) -> Result<Value, String> {
     let prompt = args.str("prompt").ok_or("generate needs --prompt")?;
     let settings = settings(args)?;
     let max_tokens: usize = args.get("max-tokens", 128)?;
+    let draft = match args.str("speculative") {
+        None => None,
+        Some("prompt-lookup") => Some(Draft::PromptLookup),
+        Some("early-exit") => Some(Draft::EarlyExit { layers: args.get("draft-layers", 8)? }),
+        Some(other) => return Err(format!("--speculative: '{other}' is not prompt-lookup or early-exit")),
+    };
+    let draft_len: usize = args.get("draft-len", 4)?;
     let model = load_model(args)?;
     let ids = prompt_ids(&model, args, prompt)?;
-    let mut s = session(model);
+    let mut s = session(model.clone());
     s.use_cache = !args.flag("no-kv-cache");
-    s.start(&ids, settings.seed).map_err(|e| e.to_string())?;
-    let g = s.generate(&settings, max_tokens, |_| true).map_err(|e| e.to_string())?;
-    Ok(json!({
+    let mut out = run_turn(&mut s, &ids, &settings, max_tokens, draft, draft_len)?;
+    if let Some(follow) = args.str("follow-up") {
+        if args.flag("raw") {
+            return Err("--follow-up is a chat turn; it cannot be combined with --raw".into());
+        }
+        let text = out["text"].as_str().unwrap_or_default().to_string();
+        let system = if args.flag("no-system-prompt") { SystemPrompt::Off } else { SystemPrompt::Default };
+        let turns = [Message::user(prompt), Message::assistant(&text), Message::user(follow)];
+        let ids2 = chat_tokens(&model.tokenizer, &turns, system).map_err(|e| e.to_string())?;
+        out["follow_up"] = run_turn(&mut s, &ids2, &settings, max_tokens, draft, draft_len)?;
+    }
+    Ok(out)
+}
+
+/// One generation from `ids`, reusing whatever the session has cached.
+fn run_turn(
+    s: &mut Session,
+    ids: &[u32],
+    settings: &SamplerSettings,
+    max_tokens: usize,
+    draft: Option<Draft>,
+    draft_len: usize,
+) -> Result<Value, String> {
+    let reuse = s.start(ids, settings.seed).map_err(|e| e.to_string())?;
+    let (g, spec) = match draft {
+        None => (s.generate(settings, max_tokens, |_| true).map_err(|e| e.to_string())?, None),
+        Some(d) => {
+            let sg = s.generate_speculative(settings, max_tokens, d, draft_len, |_, _| true).map_err(|e| e.to_string())?;
+            let figures = json!({
+                "drafted": sg.drafted,
+                "accepted": sg.accepted,
+                "acceptance_rate": sg.acceptance_rate(),
+                "cycles": sg.cycles.len(),
+            });
+            (sg.generation, Some(figures))
+        }
+    };
+    let mut out = json!({
         "text": g.text,
         "tokens": g.tokens.len(),
         "token_ids": g.tokens,
@@ -124,7 +172,14 @@ fn generate(args: &Args) -> Result<Value, String> {
         "prefill_tokens_per_s": g.timings.prefill_tokens_per_s(),
         "decode_tokens_per_s": g.timings.decode_tokens_per_s(),
         "kv_cache": s.use_cache,
-    }))
+        "kv_reused": reuse.reused,
+        "kv_computed": reuse.computed,
+        "kv_bytes": s.kv_bytes(),
+    });
+    if let (Some(f), Some(obj)) = (spec, out.as_object_mut()) {
+        obj.extend(f.as_object().cloned().unwrap_or_default());
+    }
+    Ok(out)
 }
 
 /// A fixed prompt of about 190 tokens, through the chat template.

@@ -108,11 +108,11 @@ pub struct Session {
     /// With the cache off, every step recomputes the whole context from scratch.
     pub use_cache: bool,
     max_context: usize,
-    timings: Timings,
+    pub(crate) timings: Timings,
     reuse: Reuse,
     /// Forward work since the last token was drawn: it is charged to the next token.
-    pending_ms: f64,
-    pending_computed: usize,
+    pub(crate) pending_ms: f64,
+    pub(crate) pending_computed: usize,
 }
 
 impl Session {
@@ -264,7 +264,7 @@ impl Session {
         Ok(done)
     }
 
-    fn ensure_logits(&mut self) -> Result<&[f32]> {
+    pub(crate) fn ensure_logits(&mut self) -> Result<&[f32]> {
         while !self.prefill_chunk(usize::MAX)? {}
         Ok(self.logits.as_deref().unwrap_or_default())
     }
@@ -277,7 +277,7 @@ impl Session {
         Ok(distribution(logits, settings, &self.tokens))
     }
 
-    fn check_room(&self) -> Result<()> {
+    pub(crate) fn check_room(&self) -> Result<()> {
         if self.tokens.len() >= self.max_context {
             return Err(EngineError::InvalidState(format!("the context is full ({} tokens)", self.max_context)));
         }
@@ -291,7 +291,8 @@ impl Session {
         let t0 = (self.clock)();
         let token = dist.draw(self.rng.next_f64());
         let sample_ms = (self.clock)() - t0;
-        Ok(self.push(token, dist, sample_ms, false))
+        let prob = dist.get(token).map_or(0.0, |c| c.final_prob);
+        Ok(self.push(token, prob, Some(dist), sample_ms, false))
     }
 
     /// Appends `token` as if it had been drawn (the learner clicked its bar).
@@ -301,11 +302,12 @@ impl Session {
             return Err(EngineError::InvalidState(format!("token id {token} is outside the vocabulary")));
         }
         let dist = self.distribution(settings)?;
-        Ok(self.push(token, dist, 0.0, true))
+        let prob = dist.get(token).map_or(0.0, |c| c.final_prob);
+        Ok(self.push(token, prob, Some(dist), 0.0, true))
     }
 
-    fn push(&mut self, token: u32, dist: Distribution, sample_ms: f64, forced: bool) -> Step {
-        let prob = dist.get(token).map_or(0.0, |c| c.final_prob);
+    /// Appends a decided token, charging it the forward work pending since the last one.
+    pub(crate) fn push(&mut self, token: u32, prob: f32, dist: Option<Distribution>, sample_ms: f64, forced: bool) -> Step {
         if self.generated() == 0 {
             self.timings.ttft_ms = self.timings.prefill_ms + sample_ms;
         } else {
@@ -324,7 +326,7 @@ impl Session {
             forward_ms: self.pending_ms,
             sample_ms,
             stop,
-            distribution: Some(dist),
+            distribution: dist,
         };
         self.tokens.push(token);
         self.logits = None;
@@ -381,13 +383,17 @@ impl Session {
                 break StopReason::Cancelled;
             }
         };
-        Ok(Generation {
+        Ok(self.finish(steps, stop))
+    }
+
+    pub(crate) fn finish(&self, steps: Vec<Step>, stop: StopReason) -> Generation {
+        Generation {
             text: self.text(),
             tokens: self.tokens[self.prompt_len..].to_vec(),
             steps,
             stop,
             reuse: self.reuse,
             timings: self.timings.clone(),
-        })
+        }
     }
 }
