@@ -18,6 +18,8 @@ const USAGE: &str = "usage: playground <tokenize|logits|generate|bench> [options
            [--follow-up STR]   a second chat turn that extends the first: reports the KV reuse
   bench    [--rounds N]
   reference [--top N]   logit error against the slow plain-f32 forward
+  reason   --strategy direct|cot|self-consistency|hidden [--samples N] [--temperature T]
+           [--budget TOKENS] [--limit N] [--seed S] [--category C]   the Lesson 3 task set
 every command takes --model PATH (default public/models/SmolLM2-135M-Instruct.Q4_1.gguf)";
 
 pub fn run(argv: &[String]) -> Result<Value, String> {
@@ -35,6 +37,11 @@ pub fn run(argv: &[String]) -> Result<Value, String> {
         )?),
         "bench" => bench(&Args::parse(rest, &[], &["model", "rounds"])?),
         "reference" => reference(&Args::parse(rest, &[], &["model", "top"])?),
+        "reason" => reason(&Args::parse(
+            rest,
+            &[],
+            &["model", "strategy", "samples", "temperature", "budget", "limit", "seed", "category"],
+        )?),
         "help" | "--help" | "-h" => Err(USAGE.to_string()),
         other => Err(format!("unknown command '{other}'\n{USAGE}")),
     }
@@ -233,4 +240,41 @@ fn reference(args: &Args) -> Result<Value, String> {
     let reference = Reference::from_gguf_bytes(&bytes).map_err(|e| e.to_string())?;
     let e = logit_error(&model, &reference, CHECK_PROMPTS, top).map_err(|e| e.to_string())?;
     serde_json::to_value(e).map_err(|e| e.to_string())
+}
+
+fn reason(args: &Args) -> Result<Value, String> {
+    use engine::reasoning::strategy::{run_all, summarize, RunConfig, Strategy};
+    use engine::reasoning::tasks::{bundled_tasks, select};
+    let name = args.str("strategy").ok_or("reason needs --strategy direct|cot|self-consistency|hidden")?;
+    let strategy = Strategy::parse(name).ok_or_else(|| format!("--strategy: '{name}' is not direct, cot, self-consistency or hidden"))?;
+    let seed: Option<u64> = args.str("seed").map(|_| args.get("seed", 0)).transpose()?;
+    let cfg = RunConfig {
+        strategy,
+        samples: args.get("samples", 5)?,
+        temperature: args.get("temperature", 0.7)?,
+        budget: args.get("budget", 128)?,
+        seed: seed.unwrap_or(42),
+    };
+    cfg.validate().map_err(|e| e.to_string())?;
+    let all = bundled_tasks();
+    let limit: Option<usize> = args.str("limit").map(|_| args.get("limit", 0)).transpose()?;
+    let category = args.str("category");
+    if let Some(c) = category {
+        if !all.iter().any(|t| t.category == c) {
+            return Err(format!("--category: no task has category '{c}'"));
+        }
+    }
+    let tasks = select(&all, category, limit, seed);
+    let items = if tasks.is_empty() {
+        Vec::new()
+    } else {
+        let mut s = session(load_model(args)?);
+        let origin = Instant::now();
+        run_all(&mut s, &tasks, &cfg, || origin.elapsed().as_secs_f64() * 1000.0).map_err(|e| e.to_string())?
+    };
+    let summary = summarize(strategy, &items);
+    let mut out = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
+    out["tasks_available"] = json!(all.len());
+    out["items"] = serde_json::to_value(&items).map_err(|e| e.to_string())?;
+    Ok(out)
 }

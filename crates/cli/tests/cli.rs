@@ -1,0 +1,92 @@
+//! The CLI contract: JSON on stdout, a one-line error and a non-zero exit on bad input,
+//! never a panic trace.
+
+use serde_json::Value;
+use std::process::Command;
+
+const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_playground")).args(args).output().expect("run playground");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn json(args: &[&str]) -> Value {
+    let (ok, out, err) = run(args);
+    assert!(ok, "{args:?} failed: {err}");
+    serde_json::from_str(&out).expect("stdout is JSON")
+}
+
+fn fails_with(args: &[&str], message: &str) {
+    let (ok, out, err) = run(args);
+    assert!(!ok, "{args:?} should fail");
+    assert!(out.is_empty());
+    assert!(err.contains(message), "{args:?}: {err}");
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
+}
+
+#[test]
+fn tokenize_gives_ids_without_bos() {
+    assert_eq!(json(&["tokenize", "--model", MODEL, "--text", "Hello world! 123"]), serde_json::json!([19556, 905, 17, 216, 33, 34, 35]));
+}
+
+#[test]
+fn logits_are_sorted_and_labelled() {
+    let v = json(&["logits", "--model", MODEL, "--ids", "1,9690,198", "--top", "5"]);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    let l: Vec<f64> = rows.iter().map(|r| r["logit"].as_f64().unwrap()).collect();
+    assert!(l.windows(2).all(|w| w[0] >= w[1]));
+    assert!(rows[0]["token"].is_string() && rows[0]["id"].is_u64());
+}
+
+#[test]
+fn generate_reports_text_and_timings() {
+    let v = json(&["generate", "--model", MODEL, "--prompt", "What is the capital of France?", "--temperature", "0", "--max-tokens", "12"]);
+    assert!(v["text"].as_str().unwrap().contains("Paris"));
+    for k in ["tokens", "prompt_tokens", "ttft_ms", "prefill_tokens_per_s", "decode_tokens_per_s"] {
+        assert!(v[k].as_f64().unwrap() > 0.0, "{k}");
+    }
+}
+
+#[test]
+fn speculative_and_follow_up_report_their_figures() {
+    let v = json(&[
+        "generate", "--model", MODEL, "--prompt", "Repeat exactly: one two three one two three", "--temperature", "0",
+        "--max-tokens", "12", "--speculative", "prompt-lookup", "--draft-len", "3", "--follow-up", "Again.",
+    ]);
+    assert!(v["drafted"].as_u64().unwrap() >= v["accepted"].as_u64().unwrap());
+    let rate = v["acceptance_rate"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&rate));
+    let f = &v["follow_up"];
+    assert!(f["kv_reused"].as_u64().unwrap() > v["prompt_tokens"].as_u64().unwrap() - 1);
+    assert_eq!(f["kv_reused"].as_u64().unwrap() + f["kv_computed"].as_u64().unwrap(), f["prompt_tokens"].as_u64().unwrap());
+}
+
+#[test]
+fn reason_with_limit_zero_only_reports_the_task_set() {
+    let v = json(&["reason", "--model", "/nonexistent", "--strategy", "direct", "--limit", "0"]);
+    assert!(v["tasks_available"].as_u64().unwrap() >= 60);
+    assert_eq!(v["n"], 0);
+}
+
+#[test]
+fn bad_input_gets_a_clear_message() {
+    fails_with(&["generate", "--model", "/nonexistent.gguf", "--prompt", "hi"], "cannot read the model file");
+    fails_with(&["generate", "--model", MODEL, "--prompt", "   "], "the prompt is empty");
+    fails_with(&["generate", "--model", MODEL, "--prompt", "hi", "--temperature", "NaN"], "temperature");
+    fails_with(&["generate", "--model", MODEL, "--prompt", "hi", "--temperature", "-1"], "temperature");
+    fails_with(&["generate", "--model", MODEL, "--prompt", "hi", "--top-p", "1.5"], "top_p");
+    fails_with(&["generate", "--model", MODEL, "--prompt", "hi", "--top-k", "-3"], "--top-k");
+    fails_with(&["generate", "--model", MODEL, "--prompt", "hi", "--speculative", "magic"], "--speculative");
+    fails_with(&["logits", "--model", MODEL, "--ids", "1,x"], "not a token id");
+    fails_with(&["logits", "--model", MODEL, "--ids", "99999999"], "outside the vocabulary");
+    fails_with(&["reason", "--strategy", "guess"], "--strategy");
+    fails_with(&["frobnicate"], "unknown command");
+    fails_with(&["generate", "--bogus", "1"], "unknown option --bogus");
+    let long = "word ".repeat(9000);
+    fails_with(&["generate", "--model", MODEL, "--prompt", &long], "context holds");
+    let truncated = std::env::temp_dir().join("playground-truncated.gguf");
+    std::fs::write(&truncated, &std::fs::read(MODEL).unwrap()[..1_000_000]).unwrap();
+    fails_with(&["generate", "--model", truncated.to_str().unwrap(), "--prompt", "hi"], "truncated");
+}
