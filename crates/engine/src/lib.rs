@@ -12,6 +12,7 @@ pub mod quant;
 pub mod reference;
 pub mod sampler;
 pub mod session;
+mod simd;
 pub mod speculative;
 pub mod testing;
 pub mod tokenizer;

@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::quant::QMatrix;
+use crate::simd::{axpy, dot};
 use crate::tokenizer::Tokenizer;
 use candle_core::quantized::gguf_file::Content;
 use std::io::Cursor;
@@ -284,7 +285,7 @@ fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, c: &Config, scale: f
             let mut max = f32::NEG_INFINITY;
             for (p, s) in scores[..visible].iter_mut().enumerate() {
                 let kp = &k[p * kvd + kvh * hd..][..hd];
-                *s = qh.iter().zip(kp).map(|(a, b)| a * b).sum::<f32>() * scale;
+                *s = dot(qh, kp) * scale;
                 max = max.max(*s);
             }
             let mut sum = 0f32;
@@ -296,10 +297,7 @@ fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, c: &Config, scale: f
             oh.fill(0.0);
             for (p, s) in scores[..visible].iter().enumerate() {
                 let w = s / sum;
-                let vp = &v[p * kvd + kvh * hd..][..hd];
-                for (o, &vv) in oh.iter_mut().zip(vp) {
-                    *o += w * vv;
-                }
+                axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
             }
         }
     }

@@ -10,14 +10,12 @@
 
 use crate::error::{EngineError, Result};
 use candle_core::quantized::GgmlDType;
+use crate::simd::{bytes, nibbles, F4};
 use half::f16;
 
 const BLOCK: usize = 32;
-/// Rows dequantised together, so that each activation loaded is used this many times.
-const ROW_TILE: usize = 4;
-/// Accumulator lanes: independent partial sums that the compiler maps to SIMD registers
-/// (simd128 on wasm32, SSE on x86_64).
-const LANES: usize = 8;
+/// Weight rows dequantised at once for a matrix-matrix product.
+const ROW_TILE: usize = 2;
 
 enum Weights {
     /// Per block of 32: value = d * q + m, q in 0..16, two nibbles per byte (low nibble =
@@ -97,32 +95,30 @@ impl QMatrix {
         }
     }
 
-    /// Writes row `r`, dequantised, into `out` (`cols` values).
-    pub fn row_into(&self, r: usize, out: &mut [f32]) {
-        let out = &mut out[..self.cols];
+    /// Block `b` of row `r`, dequantised with ggml's arithmetic (`q * d + m`, `q * d`).
+    #[inline(always)]
+    fn block(&self, r: usize, b: usize) -> [F4; 8] {
+        let i = r * self.cols / BLOCK + b;
         match &self.w {
             Weights::Q4_1 { d, m, qs } => {
-                let first = r * self.cols / BLOCK;
-                for (b, chunk) in out.chunks_exact_mut(BLOCK).enumerate() {
-                    let (d, m) = (d[first + b], m[first + b]);
-                    let q = &qs[(first + b) * 16..][..16];
-                    for j in 0..16 {
-                        chunk[j] = (q[j] & 0x0F) as f32 * d + m;
-                        chunk[j + 16] = (q[j] >> 4) as f32 * d + m;
-                    }
-                }
+                let q = nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
+                let (d, m) = (F4::splat(d[i]), F4::splat(m[i]));
+                q.map(|v| v.mul(d).add(m))
             }
             Weights::Q8_0 { d, qs } => {
-                let first = r * self.cols / BLOCK;
-                for (b, chunk) in out.chunks_exact_mut(BLOCK).enumerate() {
-                    let d = d[first + b];
-                    let q = &qs[(first + b) * BLOCK..][..BLOCK];
-                    for j in 0..BLOCK {
-                        chunk[j] = q[j] as f32 * d;
-                    }
-                }
+                let d = F4::splat(d[i]);
+                bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap()).map(|v| v.mul(d))
             }
-            Weights::F32(v) => out.copy_from_slice(&v[r * self.cols..][..self.cols]),
+            Weights::F32(v) => std::array::from_fn(|k| F4::load(&v[i * BLOCK + 4 * k..])),
+        }
+    }
+
+    /// Writes row `r`, dequantised, into `out` (`cols` values).
+    pub fn row_into(&self, r: usize, out: &mut [f32]) {
+        for (b, chunk) in out[..self.cols].chunks_exact_mut(BLOCK).enumerate() {
+            for (k, v) in self.block(r, b).iter().enumerate() {
+                v.store(&mut chunk[4 * k..]);
+            }
         }
     }
 
@@ -131,57 +127,105 @@ impl QMatrix {
         self.matmul_rows(x, n, 0..self.rows, out)
     }
 
-    /// As `matmul`, for the output rows in `rows` only (the LM head of one position, or a
-    /// worker's share).
+    /// As `matmul`, for the output rows in `rows` only.
     pub fn matmul_rows(&self, x: &[f32], n: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
-        let cols = self.cols;
-        assert_eq!(x.len(), n * cols, "matmul: activation shape");
+        assert_eq!(x.len(), n * self.cols, "matmul: activation shape");
         assert_eq!(out.len(), n * self.rows, "matmul: output shape");
-        let mut w = vec![0f32; ROW_TILE * cols];
-        let mut r0 = rows.start;
-        while r0 < rows.end {
-            let tile = ROW_TILE.min(rows.end - r0);
-            for i in 0..tile {
-                self.row_into(r0 + i, &mut w[i * cols..(i + 1) * cols]);
+        if n == 1 {
+            self.matvec(x, rows, out)
+        } else {
+            self.matmat(x, n, rows, out)
+        }
+    }
+
+    /// Decode: each weight is used once, so blocks are dequantised straight into
+    /// registers and never stored; two rows share each load of the activations.
+    fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
+        let blocks = self.cols / BLOCK;
+        let mut r = rows.start;
+        while r < rows.end {
+            let pair = (r + 1 < rows.end) as usize + 1;
+            let mut acc = [F4::zero(); 2];
+            for b in 0..blocks {
+                let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..]));
+                for (p, a) in acc.iter_mut().enumerate().take(pair) {
+                    let w = self.block(r + p, b);
+                    let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
+                    let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
+                    *a = a.add(s.add(t));
+                }
             }
-            for t in 0..n {
-                let xt = &x[t * cols..(t + 1) * cols];
-                let dots = dot_tile(&w[..tile * cols], tile, xt);
-                out[t * self.rows + r0..][..tile].copy_from_slice(&dots[..tile]);
+            for (p, a) in acc.iter().enumerate().take(pair) {
+                out[r + p] = a.sum();
             }
-            r0 += tile;
+            r += pair;
+        }
+    }
+
+    /// Prefill and verification: rows are dequantised once into a buffer, then a 2-row ×
+    /// 4-token tile of accumulators stays in registers while the columns stream past.
+    fn matmat(&self, x: &[f32], n: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
+        let cols = self.cols;
+        let mut buf = vec![0f32; ROW_TILE * cols];
+        let mut r = rows.start;
+        while r < rows.end {
+            let nr = ROW_TILE.min(rows.end - r);
+            for i in 0..nr {
+                self.row_into(r + i, &mut buf[i * cols..(i + 1) * cols]);
+            }
+            let w = &buf[..nr * cols];
+            let mut t = 0;
+            while t < n {
+                let nt = TOKEN_TILE.min(n - t);
+                let xs = &x[t * cols..(t + nt) * cols];
+                let tile = match (nr, nt) {
+                    (2, 4) => widen(micro::<2, 4>(w, xs, cols)),
+                    (2, 3) => widen(micro::<2, 3>(w, xs, cols)),
+                    (2, 2) => widen(micro::<2, 2>(w, xs, cols)),
+                    (2, _) => widen(micro::<2, 1>(w, xs, cols)),
+                    (_, 4) => widen(micro::<1, 4>(w, xs, cols)),
+                    (_, 3) => widen(micro::<1, 3>(w, xs, cols)),
+                    (_, 2) => widen(micro::<1, 2>(w, xs, cols)),
+                    _ => widen(micro::<1, 1>(w, xs, cols)),
+                };
+                for i in 0..nr {
+                    for j in 0..nt {
+                        out[(t + j) * self.rows + r + i] = tile[i][j];
+                    }
+                }
+                t += nt;
+            }
+            r += nr;
         }
     }
 }
 
-/// Dot products of up to `ROW_TILE` weight rows with one activation row, in `LANES`
-/// independent partial sums per row so that the loop vectorises.
+/// Activation rows per register tile (with `ROW_TILE` weight rows).
+const TOKEN_TILE: usize = 4;
+
+/// An R × T tile of dot products: R weight rows (`w`, row-major) by T activation rows.
 #[inline(always)]
-fn dot_tile(w: &[f32], tile: usize, x: &[f32]) -> [f32; ROW_TILE] {
-    let cols = x.len();
-    let mut acc = [[0f32; LANES]; ROW_TILE];
-    if tile == ROW_TILE {
-        let rows: [&[f32]; ROW_TILE] = std::array::from_fn(|i| &w[i * cols..(i + 1) * cols]);
-        for c in (0..cols).step_by(LANES) {
-            let xv: &[f32; LANES] = x[c..c + LANES].try_into().unwrap();
-            for i in 0..ROW_TILE {
-                let wv: &[f32; LANES] = rows[i][c..c + LANES].try_into().unwrap();
-                for l in 0..LANES {
-                    acc[i][l] += wv[l] * xv[l];
-                }
-            }
-        }
-    } else {
-        for i in 0..tile {
-            let row = &w[i * cols..(i + 1) * cols];
-            for c in (0..cols).step_by(LANES) {
-                for l in 0..LANES {
-                    acc[i][l] += row[c + l] * x[c + l];
-                }
+fn micro<const R: usize, const T: usize>(w: &[f32], x: &[f32], cols: usize) -> [[f32; T]; R] {
+    let mut acc = [[F4::zero(); T]; R];
+    for c in (0..cols).step_by(4) {
+        let xv: [F4; T] = std::array::from_fn(|t| F4::load(&x[t * cols + c..]));
+        for (r, row) in acc.iter_mut().enumerate() {
+            let wv = F4::load(&w[r * cols + c..]);
+            for (a, xt) in row.iter_mut().zip(&xv) {
+                *a = a.add(wv.mul(*xt));
             }
         }
     }
-    acc.map(|a| a.iter().sum())
+    acc.map(|row| row.map(|a| a.sum()))
+}
+
+/// Pads a tile to the largest shape, so that every `micro` instance has one type.
+fn widen<const R: usize, const T: usize>(t: [[f32; T]; R]) -> [[f32; TOKEN_TILE]; ROW_TILE] {
+    let mut out = [[0f32; TOKEN_TILE]; ROW_TILE];
+    for (o, row) in out.iter_mut().zip(t) {
+        o[..T].copy_from_slice(&row);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,0 +1,250 @@
+//! Four f32 lanes and the two block unpackers the matmul needs, on wasm32 simd128, on
+//! x86_64 SSE2, and in plain Rust elsewhere. The kernels in `quant.rs` are written once
+//! against this; LLVM did not vectorise the plain-Rust version by itself (it kept the
+//! lane arrays on the stack), which left the matmul scalar.
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod arch {
+    use core::arch::wasm32::*;
+
+    #[derive(Clone, Copy)]
+    pub struct F4(v128);
+
+    impl F4 {
+        #[inline(always)]
+        pub fn zero() -> Self {
+            Self(f32x4_splat(0.0))
+        }
+        #[inline(always)]
+        pub fn splat(v: f32) -> Self {
+            Self(f32x4_splat(v))
+        }
+        /// The first four values of `s`.
+        #[inline(always)]
+        pub fn load(s: &[f32]) -> Self {
+            assert!(s.len() >= 4);
+            // SAFETY: the assert keeps the 16-byte read inside `s`; v128_load allows any alignment.
+            Self(unsafe { v128_load(s.as_ptr() as *const v128) })
+        }
+        #[inline(always)]
+        pub fn store(self, s: &mut [f32]) {
+            assert!(s.len() >= 4);
+            // SAFETY: as in `load`.
+            unsafe { v128_store(s.as_mut_ptr() as *mut v128, self.0) }
+        }
+        #[inline(always)]
+        pub fn add(self, o: Self) -> Self {
+            Self(f32x4_add(self.0, o.0))
+        }
+        #[inline(always)]
+        pub fn mul(self, o: Self) -> Self {
+            Self(f32x4_mul(self.0, o.0))
+        }
+        #[inline(always)]
+        pub fn sum(self) -> f32 {
+            (f32x4_extract_lane::<0>(self.0) + f32x4_extract_lane::<1>(self.0))
+                + (f32x4_extract_lane::<2>(self.0) + f32x4_extract_lane::<3>(self.0))
+        }
+    }
+
+    /// u32 lanes of a u16x8 (low or high half) as f32.
+    #[inline(always)]
+    fn u16_to_f32(v: v128) -> [F4; 2] {
+        [F4(f32x4_convert_u32x4(u32x4_extend_low_u16x8(v))), F4(f32x4_convert_u32x4(u32x4_extend_high_u16x8(v)))]
+    }
+
+    #[inline(always)]
+    fn i16_to_f32(v: v128) -> [F4; 2] {
+        [F4(f32x4_convert_i32x4(i32x4_extend_low_i16x8(v))), F4(f32x4_convert_i32x4(i32x4_extend_high_i16x8(v)))]
+    }
+
+    /// The 32 values of a Q4_1 block (low nibbles are elements 0..16, high 16..32) as
+    /// plain numbers 0..15.
+    #[inline(always)]
+    pub fn nibbles(qs: &[u8; 16]) -> [F4; 8] {
+        // SAFETY: a 16-byte read of a 16-byte array.
+        let v = unsafe { v128_load(qs.as_ptr() as *const v128) };
+        let lo = v128_and(v, u8x16_splat(0x0F));
+        let hi = u8x16_shr(v, 4);
+        let [a, b] = u16_to_f32(u16x8_extend_low_u8x16(lo));
+        let [c, d] = u16_to_f32(u16x8_extend_high_u8x16(lo));
+        let [e, f] = u16_to_f32(u16x8_extend_low_u8x16(hi));
+        let [g, h] = u16_to_f32(u16x8_extend_high_u8x16(hi));
+        [a, b, c, d, e, f, g, h]
+    }
+
+    /// The 32 signed values of a Q8_0 block.
+    #[inline(always)]
+    pub fn bytes(qs: &[i8; 32]) -> [F4; 8] {
+        // SAFETY: two 16-byte reads of a 32-byte array.
+        let (v0, v1) = unsafe { (v128_load(qs.as_ptr() as *const v128), v128_load(qs.as_ptr().add(16) as *const v128)) };
+        let [a, b] = i16_to_f32(i16x8_extend_low_i8x16(v0));
+        let [c, d] = i16_to_f32(i16x8_extend_high_i8x16(v0));
+        let [e, f] = i16_to_f32(i16x8_extend_low_i8x16(v1));
+        let [g, h] = i16_to_f32(i16x8_extend_high_i8x16(v1));
+        [a, b, c, d, e, f, g, h]
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod arch {
+    use core::arch::x86_64::*;
+
+    #[derive(Clone, Copy)]
+    pub struct F4(__m128);
+
+    // SAFETY (whole module): SSE2 is part of the x86_64 baseline, so these intrinsics are
+    // always available; loads and stores are unaligned and bounds-checked by asserts.
+    impl F4 {
+        #[inline(always)]
+        pub fn zero() -> Self {
+            Self(unsafe { _mm_setzero_ps() })
+        }
+        #[inline(always)]
+        pub fn splat(v: f32) -> Self {
+            Self(unsafe { _mm_set1_ps(v) })
+        }
+        #[inline(always)]
+        pub fn load(s: &[f32]) -> Self {
+            assert!(s.len() >= 4);
+            Self(unsafe { _mm_loadu_ps(s.as_ptr()) })
+        }
+        #[inline(always)]
+        pub fn store(self, s: &mut [f32]) {
+            assert!(s.len() >= 4);
+            unsafe { _mm_storeu_ps(s.as_mut_ptr(), self.0) }
+        }
+        #[inline(always)]
+        pub fn add(self, o: Self) -> Self {
+            Self(unsafe { _mm_add_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub fn mul(self, o: Self) -> Self {
+            Self(unsafe { _mm_mul_ps(self.0, o.0) })
+        }
+        #[inline(always)]
+        pub fn sum(self) -> f32 {
+            let mut a = [0f32; 4];
+            self.store(&mut a);
+            (a[0] + a[1]) + (a[2] + a[3])
+        }
+    }
+
+    /// Eight u16 (or i16, with `signed`) lanes as two f32x4.
+    #[inline(always)]
+    fn w16_to_f32(v: __m128i, signed: bool) -> [F4; 2] {
+        unsafe {
+            let ext = if signed { _mm_srai_epi16(v, 15) } else { _mm_setzero_si128() };
+            [F4(_mm_cvtepi32_ps(_mm_unpacklo_epi16(v, ext))), F4(_mm_cvtepi32_ps(_mm_unpackhi_epi16(v, ext)))]
+        }
+    }
+
+    #[inline(always)]
+    pub fn nibbles(qs: &[u8; 16]) -> [F4; 8] {
+        unsafe {
+            let v = _mm_loadu_si128(qs.as_ptr() as *const __m128i);
+            let mask = _mm_set1_epi8(0x0F);
+            let lo = _mm_and_si128(v, mask);
+            let hi = _mm_and_si128(_mm_srli_epi16(v, 4), mask);
+            let z = _mm_setzero_si128();
+            let [a, b] = w16_to_f32(_mm_unpacklo_epi8(lo, z), false);
+            let [c, d] = w16_to_f32(_mm_unpackhi_epi8(lo, z), false);
+            let [e, f] = w16_to_f32(_mm_unpacklo_epi8(hi, z), false);
+            let [g, h] = w16_to_f32(_mm_unpackhi_epi8(hi, z), false);
+            [a, b, c, d, e, f, g, h]
+        }
+    }
+
+    #[inline(always)]
+    pub fn bytes(qs: &[i8; 32]) -> [F4; 8] {
+        unsafe {
+            let v0 = _mm_loadu_si128(qs.as_ptr() as *const __m128i);
+            let v1 = _mm_loadu_si128(qs.as_ptr().add(16) as *const __m128i);
+            // Sign-extend i8 to i16: put each byte in the high half, shift it back down.
+            let widen = |v: __m128i| (_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+            let ((l0, h0), (l1, h1)) = (widen(v0), widen(v1));
+            let [a, b] = w16_to_f32(l0, true);
+            let [c, d] = w16_to_f32(h0, true);
+            let [e, f] = w16_to_f32(l1, true);
+            let [g, h] = w16_to_f32(h1, true);
+            [a, b, c, d, e, f, g, h]
+        }
+    }
+}
+
+#[cfg(not(any(all(target_arch = "wasm32", target_feature = "simd128"), target_arch = "x86_64")))]
+mod arch {
+    #[derive(Clone, Copy)]
+    pub struct F4([f32; 4]);
+
+    impl F4 {
+        pub fn zero() -> Self {
+            Self([0.0; 4])
+        }
+        pub fn splat(v: f32) -> Self {
+            Self([v; 4])
+        }
+        pub fn load(s: &[f32]) -> Self {
+            Self([s[0], s[1], s[2], s[3]])
+        }
+        pub fn store(self, s: &mut [f32]) {
+            s[..4].copy_from_slice(&self.0)
+        }
+        pub fn add(self, o: Self) -> Self {
+            Self(std::array::from_fn(|i| self.0[i] + o.0[i]))
+        }
+        pub fn mul(self, o: Self) -> Self {
+            Self(std::array::from_fn(|i| self.0[i] * o.0[i]))
+        }
+        pub fn sum(self) -> f32 {
+            (self.0[0] + self.0[1]) + (self.0[2] + self.0[3])
+        }
+    }
+
+    pub fn nibbles(qs: &[u8; 16]) -> [F4; 8] {
+        std::array::from_fn(|v| {
+            let j = (v % 4) * 4;
+            let shift = if v < 4 { 0 } else { 4 };
+            F4(std::array::from_fn(|l| ((qs[j + l] >> shift) & 0x0F) as f32))
+        })
+    }
+
+    pub fn bytes(qs: &[i8; 32]) -> [F4; 8] {
+        std::array::from_fn(|v| F4(std::array::from_fn(|l| qs[v * 4 + l] as f32)))
+    }
+}
+
+pub use arch::{bytes, nibbles, F4};
+
+/// Σ a[i]·b[i] for slices whose length is a multiple of 4, in four lanes.
+#[inline(always)]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [F4::zero(); 2];
+    let mut i = 0;
+    while i + 8 <= a.len() {
+        acc[0] = acc[0].add(F4::load(&a[i..]).mul(F4::load(&b[i..])));
+        acc[1] = acc[1].add(F4::load(&a[i + 4..]).mul(F4::load(&b[i + 4..])));
+        i += 8;
+    }
+    let mut s = acc[0].add(acc[1]).sum();
+    while i < a.len() {
+        s += a[i] * b[i];
+        i += 1;
+    }
+    s
+}
+
+/// y[i] += w · x[i].
+#[inline(always)]
+pub fn axpy(w: f32, x: &[f32], y: &mut [f32]) {
+    let wv = F4::splat(w);
+    let mut i = 0;
+    while i + 4 <= x.len() {
+        F4::load(&y[i..]).add(wv.mul(F4::load(&x[i..]))).store(&mut y[i..]);
+        i += 4;
+    }
+    while i < x.len() {
+        y[i] += w * x[i];
+        i += 1;
+    }
+}
