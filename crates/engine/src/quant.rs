@@ -26,6 +26,56 @@ enum Weights {
     F32(Vec<f32>),
 }
 
+/// Block `i` of a Q4_1 matrix, dequantised with ggml's arithmetic: `q * d + m`.
+#[inline(always)]
+fn q4_1_block(d: &[f32], m: &[f32], qs: &[u8], i: usize) -> [F4; 8] {
+    let mut v = nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
+    let (d, m) = (F4::splat(d[i]), F4::splat(m[i]));
+    for x in &mut v {
+        *x = x.mul(d).add(m);
+    }
+    v
+}
+
+/// Block `i` of a Q8_0 matrix: `q * d`.
+#[inline(always)]
+fn q8_0_block(d: &[f32], qs: &[i8], i: usize) -> [F4; 8] {
+    let mut v = bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap());
+    let d = F4::splat(d[i]);
+    for x in &mut v {
+        *x = x.mul(d);
+    }
+    v
+}
+
+#[inline(always)]
+fn f32_block(w: &[f32], i: usize) -> [F4; 8] {
+    let b = &w[i * BLOCK..(i + 1) * BLOCK];
+    [0, 4, 8, 12, 16, 20, 24, 28].map(|k| F4::load(&b[k..]))
+}
+
+/// Runs `$body` with `$block(r, b)` giving block `b` of row `r` in `$m`'s format. The
+/// body is compiled once per format, so the hot loops never branch on it.
+macro_rules! with_blocks {
+    ($m:expr, |$block:ident| $body:expr) => {{
+        let per_row = $m.cols / BLOCK;
+        match &$m.w {
+            Weights::Q4_1 { d, m, qs } => {
+                let $block = |r: usize, b: usize| q4_1_block(d, m, qs, r * per_row + b);
+                $body
+            }
+            Weights::Q8_0 { d, qs } => {
+                let $block = |r: usize, b: usize| q8_0_block(d, qs, r * per_row + b);
+                $body
+            }
+            Weights::F32(w) => {
+                let $block = |r: usize, b: usize| f32_block(w, r * per_row + b);
+                $body
+            }
+        }
+    }};
+}
+
 /// A `rows × cols` row-major weight matrix: `rows` outputs, `cols` inputs.
 pub struct QMatrix {
     pub rows: usize,
@@ -95,31 +145,15 @@ impl QMatrix {
         }
     }
 
-    /// Block `b` of row `r`, dequantised with ggml's arithmetic (`q * d + m`, `q * d`).
-    #[inline(always)]
-    fn block(&self, r: usize, b: usize) -> [F4; 8] {
-        let i = r * self.cols / BLOCK + b;
-        match &self.w {
-            Weights::Q4_1 { d, m, qs } => {
-                let q = nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
-                let (d, m) = (F4::splat(d[i]), F4::splat(m[i]));
-                q.map(|v| v.mul(d).add(m))
-            }
-            Weights::Q8_0 { d, qs } => {
-                let d = F4::splat(d[i]);
-                bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap()).map(|v| v.mul(d))
-            }
-            Weights::F32(v) => std::array::from_fn(|k| F4::load(&v[i * BLOCK + 4 * k..])),
-        }
-    }
-
     /// Writes row `r`, dequantised, into `out` (`cols` values).
     pub fn row_into(&self, r: usize, out: &mut [f32]) {
-        for (b, chunk) in out[..self.cols].chunks_exact_mut(BLOCK).enumerate() {
-            for (k, v) in self.block(r, b).iter().enumerate() {
-                v.store(&mut chunk[4 * k..]);
+        with_blocks!(self, |block| {
+            for (b, chunk) in out[..self.cols].chunks_exact_mut(BLOCK).enumerate() {
+                for (k, v) in block(r, b).iter().enumerate() {
+                    v.store(&mut chunk[4 * k..]);
+                }
             }
-        }
+        })
     }
 
     /// `out[t * rows + r] = Σ_c W[r, c] · x[t * cols + c]` for the `n` activation rows in `x`.
@@ -142,24 +176,33 @@ impl QMatrix {
     /// registers and never stored; two rows share each load of the activations.
     fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
         let blocks = self.cols / BLOCK;
-        let mut r = rows.start;
-        while r < rows.end {
-            let pair = (r + 1 < rows.end) as usize + 1;
-            let mut acc = [F4::zero(); 2];
-            for b in 0..blocks {
-                let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..]));
-                for (p, a) in acc.iter_mut().enumerate().take(pair) {
-                    let w = self.block(r + p, b);
-                    let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
-                    let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
-                    *a = a.add(s.add(t));
+        let dot_block = |w: [F4; 8], xb: &[F4; 8]| {
+            let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
+            let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
+            s.add(t)
+        };
+        with_blocks!(self, |block| {
+            let mut r = rows.start;
+            while r + 1 < rows.end {
+                let (mut a0, mut a1) = (F4::zero(), F4::zero());
+                for b in 0..blocks {
+                    let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..]));
+                    a0 = a0.add(dot_block(block(r, b), &xb));
+                    a1 = a1.add(dot_block(block(r + 1, b), &xb));
                 }
+                out[r] = a0.sum();
+                out[r + 1] = a1.sum();
+                r += 2;
             }
-            for (p, a) in acc.iter().enumerate().take(pair) {
-                out[r + p] = a.sum();
+            if r < rows.end {
+                let mut a = F4::zero();
+                for b in 0..blocks {
+                    let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..]));
+                    a = a.add(dot_block(block(r, b), &xb));
+                }
+                out[r] = a.sum();
             }
-            r += pair;
-        }
+        })
     }
 
     /// Prefill and verification: rows are dequantised once into a buffer, then a 2-row ×
