@@ -1,0 +1,13 @@
+// Starts the page's wasm. Trunk would inline this as a <script>; a file keeps the CSP at
+// script-src 'self' (Trunk.toml: pattern_script). Names are fixed: filehash = false.
+import init from "/app.js";
+
+try {
+  await init({ module_or_path: "/app_bg.wasm" });
+} catch (error) {
+  const message = document.createElement("p");
+  message.setAttribute("role", "alert");
+  message.textContent = `The app could not start: ${error}. Reloading the page may help.`;
+  document.body.prepend(message);
+  throw error;
+}

@@ -1,0 +1,59 @@
+//! The page: routes, the layout around them, and start-up.
+
+use crate::bridge::Bridge;
+use crate::components::{header::Header, model_status::ModelStatusPanel};
+use crate::lessons::Lesson;
+use crate::pages::{glossary::Glossary, home::Home, lesson::LessonPage, not_found::NotFound, playground::Playground, reading::Reading};
+use leptos::prelude::*;
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+use wasm_bindgen_futures::JsFuture;
+
+pub fn start() {
+    console_error_panic_hook::set_once();
+    register_service_worker();
+    leptos::mount::mount_to_body(App);
+}
+
+#[component]
+fn App() -> impl IntoView {
+    // One engine for the whole visit: the model loads once, whatever page comes first.
+    provide_context(Bridge::new());
+    view! {
+        <Router>
+            <a class="skip" href="#main">"Skip to content"</a>
+            <Header/>
+            <ModelStatusPanel/>
+            <main id="main" tabindex="-1">
+                <Routes fallback=NotFound>
+                    <Route path=path!("/") view=Home/>
+                    <Route path=path!("/learn/generation") view=|| view! { <LessonPage lesson=Lesson::Generation/> }/>
+                    <Route path=path!("/learn/stages") view=|| view! { <LessonPage lesson=Lesson::Stages/> }/>
+                    <Route path=path!("/learn/reasoning") view=|| view! { <LessonPage lesson=Lesson::Reasoning/> }/>
+                    <Route path=path!("/playground") view=Playground/>
+                    <Route path=path!("/glossary") view=Glossary/>
+                    <Route path=path!("/reading") view=Reading/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+/// Sets the tab's title for the current page.
+pub fn set_title(page: &str) {
+    document().set_title(&format!("{page} · Inference Playground"));
+}
+
+/// public/sw.js keeps the app shell for offline visits. Failing to register only costs that.
+fn register_service_worker() {
+    let navigator = window().navigator();
+    if !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
+        return;
+    }
+    let registration = navigator.service_worker().register("/sw.js");
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Err(e) = JsFuture::from(registration).await {
+            web_sys::console::warn_2(&"offline support is unavailable: the service worker did not register".into(), &e);
+        }
+    });
+}

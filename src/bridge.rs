@@ -1,0 +1,251 @@
+//! The page's handle on the engine worker: it starts the worker, loads the model, numbers
+//! requests and routes each streamed response to the callback of its request. If the
+//! worker dies, pending requests get an `Error`, the page is told, and a new worker loads
+//! the model again (from the Cache API, so quickly).
+
+use crate::protocol::{Envelope, ModelInfo, Request, Response};
+use leptos::prelude::*;
+use std::collections::HashMap;
+use wasm_bindgen::prelude::*;
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+/// The model file, served by the app itself (Trunk copies public/models into dist/).
+pub const MODEL_URL: &str = "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+pub const MODEL_SHA256: &str = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
+/// Trunk's loader for the worker bundle; absolute, so that deep links find it.
+const WORKER_URL: &str = "/worker_loader.js";
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelStatus {
+    Loading { loaded: u64, total: Option<u64>, mb_per_s: f64, from_cache: bool },
+    Ready(ModelInfo),
+    Error(String),
+}
+
+impl ModelStatus {
+    /// The `data-state` the page and the tests see.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ModelStatus::Loading { .. } => "loading",
+            ModelStatus::Ready(_) => "ready",
+            ModelStatus::Error(_) => "error",
+        }
+    }
+}
+
+type Handler = Box<dyn FnMut(Response)>;
+
+struct Inner {
+    worker: Worker,
+    /// Requests wait here until the worker says `Started`: earlier messages would be lost.
+    queue: Option<Vec<JsValue>>,
+    handlers: HashMap<u32, Handler>,
+    next_id: u32,
+    /// Kept alive as long as the worker they listen to.
+    _listeners: (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(ErrorEvent)>),
+}
+
+/// Cheap to copy; `provide_context` it once and `expect_context` it anywhere.
+#[derive(Clone, Copy)]
+pub struct Bridge {
+    inner: StoredValue<Option<Inner>, LocalStorage>,
+    status: RwSignal<ModelStatus>,
+    /// Something the learner should know about the engine (it restarted, the cache was cleared).
+    notice: RwSignal<Option<String>>,
+}
+
+impl Bridge {
+    /// Starts the worker and begins loading the model.
+    pub fn new() -> Self {
+        let bridge = Bridge {
+            inner: StoredValue::new_local(None),
+            status: RwSignal::new(ModelStatus::Loading { loaded: 0, total: None, mb_per_s: 0.0, from_cache: false }),
+            notice: RwSignal::new(None),
+        };
+        bridge.spawn();
+        bridge.load_model();
+        bridge
+    }
+
+    pub fn status(&self) -> Signal<ModelStatus> {
+        self.status.into()
+    }
+
+    pub fn notice(&self) -> Signal<Option<String>> {
+        self.notice.into()
+    }
+
+    /// Sends `request`; `on_response` sees every response to it, the last one being
+    /// `is_final`. Returns the request's id (for `cancel`).
+    pub fn send(&self, request: Request, mut on_response: impl FnMut(Response) + 'static) -> u32 {
+        let posted = self
+            .inner
+            .try_update_value(|inner| {
+                let inner = inner.as_mut()?;
+                inner.next_id += 1;
+                Some((inner.next_id, inner.post(inner.next_id, request)))
+            })
+            .flatten();
+        match posted {
+            Some((id, Ok(()))) => {
+                self.inner.update_value(|inner| {
+                    if let Some(inner) = inner {
+                        inner.handlers.insert(id, Box::new(on_response));
+                    }
+                });
+                id
+            }
+            Some((id, Err(message))) => {
+                on_response(Response::Error { message });
+                id
+            }
+            None => {
+                on_response(Response::Error { message: "The engine is not running.".into() });
+                0
+            }
+        }
+    }
+
+    /// Asks the worker to stop request `id`; its last response will say it was cancelled.
+    pub fn cancel(&self, id: u32) {
+        self.inner.update_value(|inner| {
+            if let Some(inner) = inner {
+                inner.next_id += 1;
+                let cancel_id = inner.next_id;
+                // Fire and forget: Cancel has no response of its own.
+                let _ = inner.post(cancel_id, Request::Cancel { target_id: id });
+            }
+        });
+    }
+
+    /// Loads the model (again). Progress and the outcome go to `status`.
+    pub fn load_model(&self) {
+        let status = self.status;
+        status.set(ModelStatus::Loading { loaded: 0, total: None, mb_per_s: 0.0, from_cache: false });
+        let request = Request::LoadModel { url: MODEL_URL.into(), sha256: MODEL_SHA256.into() };
+        self.send(request, move |response| match response {
+            Response::Progress { loaded, total, mb_per_s, from_cache } => {
+                status.set(ModelStatus::Loading { loaded, total, mb_per_s, from_cache })
+            }
+            Response::ModelReady { info } => status.set(ModelStatus::Ready(info)),
+            Response::Error { message } => status.set(ModelStatus::Error(message)),
+            other => status.set(ModelStatus::Error(format!("Unexpected answer from the engine: {other:?}"))),
+        });
+    }
+
+    /// After an error: a fresh worker, then the model again.
+    pub fn retry(&self) {
+        self.notice.set(None);
+        self.stop_worker("it was restarted");
+        self.spawn();
+        self.load_model();
+    }
+
+    /// Deletes the cached model file; the model in memory stays usable.
+    pub fn clear_cache(&self) {
+        let notice = self.notice;
+        self.send(Request::ClearCache, move |response| {
+            notice.set(Some(match response {
+                Response::CacheCleared => "The cached model file was deleted; the next visit downloads it again.".into(),
+                Response::Error { message } => format!("The cached model could not be deleted: {message}"),
+                other => format!("Unexpected answer from the engine: {other:?}"),
+            }))
+        });
+    }
+
+    fn spawn(&self) {
+        let bridge = *self;
+        let worker = match Worker::new(WORKER_URL) {
+            Ok(worker) => worker,
+            Err(e) => return self.status.set(ModelStatus::Error(format!("The engine could not start: {e:?}"))),
+        };
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| bridge.on_message(e.data()));
+        let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |e: ErrorEvent| {
+            e.prevent_default();
+            bridge.on_crash(e.message())
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        self.inner.set_value(Some(Inner {
+            worker,
+            queue: Some(Vec::new()),
+            handlers: HashMap::new(),
+            next_id: 0,
+            _listeners: (on_message, on_error),
+        }));
+    }
+
+    fn on_message(&self, data: JsValue) {
+        let Envelope { id, body } = match serde_wasm_bindgen::from_value::<Envelope<Response>>(data) {
+            Ok(envelope) => envelope,
+            Err(e) => return web_sys::console::error_1(&format!("unreadable message from the engine: {e}").into()),
+        };
+        match body {
+            Response::Started => self.inner.update_value(|inner| {
+                if let Some(inner) = inner {
+                    for message in inner.queue.take().unwrap_or_default() {
+                        let _ = inner.worker.post_message(&message);
+                    }
+                }
+            }),
+            Response::Crashed { message } => self.on_crash(message),
+            body if id == 0 => web_sys::console::error_1(&format!("engine: {body:?}").into()),
+            body => self.finish(id, body),
+        }
+    }
+
+    /// Hands `response` to its request's handler, outside the borrow of `inner` so that the
+    /// handler may send requests itself.
+    fn finish(&self, id: u32, response: Response) {
+        let last = response.is_final();
+        let handler = self.inner.try_update_value(|inner| inner.as_mut()?.handlers.remove(&id)).flatten();
+        if let Some(mut handler) = handler {
+            handler(response);
+            if !last {
+                self.inner.update_value(|inner| {
+                    if let Some(inner) = inner {
+                        inner.handlers.insert(id, handler);
+                    }
+                });
+            }
+        }
+    }
+
+    /// The worker died. Every pending request fails; a new worker reloads the model,
+    /// unless it died while loading it (then Retry decides, not a restart loop).
+    fn on_crash(&self, reason: String) {
+        let was_loading = matches!(self.status.get_untracked(), ModelStatus::Loading { .. });
+        self.stop_worker(&format!("it stopped unexpectedly ({reason})"));
+        if was_loading {
+            self.status.set(ModelStatus::Error(format!("The engine stopped while loading the model: {reason}")));
+            return;
+        }
+        self.notice.set(Some(format!("The engine stopped unexpectedly ({reason}). It was restarted.")));
+        self.spawn();
+        self.load_model();
+    }
+
+    /// Terminates the worker and fails its pending requests with `why`.
+    fn stop_worker(&self, why: &str) {
+        let old = self.inner.try_update_value(|inner| inner.take()).flatten();
+        if let Some(mut old) = old {
+            old.worker.terminate();
+            for (_, mut handler) in old.handlers.drain() {
+                handler(Response::Error { message: format!("The engine was stopped: {why}.") });
+            }
+        }
+    }
+}
+
+impl Inner {
+    fn post(&mut self, id: u32, request: Request) -> Result<(), String> {
+        let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+        let message = serde::Serialize::serialize(&Envelope { id, body: request }, &serializer)
+            .map_err(|e| format!("The request could not be encoded: {e}"))?;
+        match &mut self.queue {
+            Some(queue) => queue.push(message),
+            None => self.worker.post_message(&message).map_err(|e| format!("The engine is unreachable: {e:?}"))?,
+        }
+        Ok(())
+    }
+}

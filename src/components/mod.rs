@@ -1,0 +1,7 @@
+//! Pieces shared by several pages.
+
+pub mod header;
+pub mod interactive;
+pub mod model_status;
+pub mod prose;
+pub mod sampler_controls;

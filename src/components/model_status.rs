@@ -1,0 +1,74 @@
+//! The model's state for every page: loading (with bytes, total and speed), ready, or an
+//! error with Retry. Also what the learner may want to do with the cached file.
+
+use crate::bridge::{Bridge, ModelStatus};
+use leptos::prelude::*;
+
+#[component]
+pub fn ModelStatusPanel() -> impl IntoView {
+    let bridge = expect_context::<Bridge>();
+    let status = bridge.status();
+    view! {
+        <section class="model-status" data-testid="model-status" data-state=move || status.with(|s| s.name()) aria-label="Model status">
+            {move || match status.get() {
+                ModelStatus::Loading { loaded, total, mb_per_s, from_cache } => {
+                    let verb = if from_cache { "Checking the cached model" } else { "Downloading the model" };
+                    view! {
+                        <label class="progress-label" for="model-progress">{verb}" (SmolLM2-135M-Instruct)"</label>
+                        // Without a known total the bar is indeterminate.
+                        <progress
+                            id="model-progress"
+                            data-testid="model-progress"
+                            max=total.map(|t| t as f64)
+                            value=total.map(|_| loaded as f64)
+                        ></progress>
+                        <span class="progress-numbers" aria-live="off">{progress_text(loaded, total, mb_per_s)}</span>
+                    }
+                    .into_any()
+                }
+                ModelStatus::Ready(info) => {
+                    let source = if info.from_cache { "from this browser's cache" } else { "downloaded" };
+                    view! {
+                        <p class="ready">
+                            <strong>"Model ready: "</strong>
+                            {format!(
+                                "SmolLM2-135M-Instruct, {} layers, {} MB, {source} and loaded in {:.1} s.",
+                                info.layers,
+                                mb(info.file_bytes),
+                                info.load_ms / 1000.0,
+                            )}
+                        </p>
+                        <button type="button" class="quiet" data-testid="clear-cache" on:click=move |_| bridge.clear_cache()>
+                            "Clear cached model"
+                        </button>
+                    }
+                    .into_any()
+                }
+                ModelStatus::Error(message) => {
+                    view! {
+                        <p class="error" role="alert" data-testid="model-error">
+                            <strong>"The model could not be loaded. "</strong>
+                            {message}
+                        </p>
+                        <button type="button" data-testid="retry" on:click=move |_| bridge.retry()>"Retry"</button>
+                    }
+                    .into_any()
+                }
+            }}
+            {move || {
+                bridge.notice().get().map(|notice| view! { <p class="notice" role="status" data-testid="engine-notice">{notice}</p> })
+            }}
+        </section>
+    }
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / 1e6)
+}
+
+fn progress_text(loaded: u64, total: Option<u64>, mb_per_s: f64) -> String {
+    match total {
+        Some(total) => format!("{} of {} MB, {:.1} MB/s", mb(loaded), mb(total), mb_per_s),
+        None => format!("{} MB, {:.1} MB/s", mb(loaded), mb_per_s),
+    }
+}

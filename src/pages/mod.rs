@@ -1,0 +1,8 @@
+//! One file per route.
+
+pub mod glossary;
+pub mod home;
+pub mod lesson;
+pub mod not_found;
+pub mod playground;
+pub mod reading;

@@ -1,0 +1,15 @@
+//! Any other path.
+
+use crate::app::set_title;
+use leptos::prelude::*;
+
+#[component]
+pub fn NotFound() -> impl IntoView {
+    set_title("Not found");
+    view! {
+        <article class="not-found">
+            <h1>"This page does not exist"</h1>
+            <p>"The address may be mistyped. The " <a href="/">"home page"</a> " lists every lesson."</p>
+        </article>
+    }
+}

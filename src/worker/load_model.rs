@@ -1,0 +1,171 @@
+//! Gets the model file into memory: from the worker's Cache API when a verified copy is
+//! there, else from the page's own origin, streaming so that progress can be shown. Both
+//! ways the SHA-256 is checked before the bytes are trusted; a corrupt cached copy is
+//! deleted and fetched again.
+
+use super::{post::post, state};
+use crate::protocol::{ModelInfo, Response};
+use engine::Model;
+use js_sys::{Reflect, Uint8Array};
+use sha2::{Digest, Sha256};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Cache, ReadableStreamDefaultReader, WorkerGlobalScope};
+
+/// Bump the version to drop files cached by older builds.
+const CACHE_NAME: &str = "models-v1";
+/// Progress messages at most this often.
+const PROGRESS_MS: f64 = 100.0;
+
+pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, String> {
+    let t0 = now();
+    let cache = open_cache().await?;
+    let mut cached = None;
+    if let Some(cache) = &cache {
+        if let Some(response) = cached_response(cache, url).await? {
+            match read_verified(id, response, sha256, true).await {
+                Ok(bytes) => cached = Some(bytes),
+                Err(e) => {
+                    web_sys::console::warn_1(&format!("cached model rejected ({e}); fetching it again").into());
+                    JsFuture::from(cache.delete_with_str(url)).await.map_err(js_error)?;
+                }
+            }
+        }
+    }
+    let from_cache = cached.is_some();
+    let bytes = match cached {
+        Some(bytes) => bytes,
+        None => {
+            let bytes = read_verified(id, fetch(url).await?, sha256, false).await?;
+            if let Some(cache) = &cache {
+                store(cache, url, &bytes).await;
+            }
+            bytes
+        }
+    };
+    let model = Model::from_gguf_bytes(&bytes).map_err(|e| format!("The model file could not be loaded: {e}"))?;
+    let c = &model.config;
+    let info = ModelInfo {
+        file_bytes: bytes.len() as u64,
+        weight_bytes: model.weight_bytes() as u64,
+        layers: c.layers,
+        vocab: c.vocab,
+        context: c.context,
+        from_cache,
+        load_ms: now() - t0,
+    };
+    drop(bytes);
+    state::with(|s| s.set_model(model));
+    Ok(Response::ModelReady { info })
+}
+
+pub async fn clear_cache() -> Result<Response, String> {
+    let caches = scope().caches().map_err(js_error)?;
+    JsFuture::from(caches.delete(CACHE_NAME)).await.map_err(js_error)?;
+    Ok(Response::CacheCleared)
+}
+
+fn scope() -> WorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn now() -> f64 {
+    scope().performance().map_or(0.0, |p| p.now())
+}
+
+fn js_error(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// The Cache API exists only in secure contexts (https, localhost); elsewhere the model
+/// is simply fetched every time.
+async fn open_cache() -> Result<Option<Cache>, String> {
+    if !Reflect::has(&scope(), &"caches".into()).unwrap_or(false) {
+        return Ok(None);
+    }
+    let caches = scope().caches().map_err(js_error)?;
+    let cache = JsFuture::from(caches.open(CACHE_NAME)).await.map_err(js_error)?;
+    Ok(Some(cache.unchecked_into()))
+}
+
+async fn cached_response(cache: &Cache, url: &str) -> Result<Option<web_sys::Response>, String> {
+    let found = JsFuture::from(cache.match_with_str(url)).await.map_err(js_error)?;
+    Ok(found.dyn_into().ok())
+}
+
+async fn fetch(url: &str) -> Result<web_sys::Response, String> {
+    let response = JsFuture::from(scope().fetch_with_str(url))
+        .await
+        .map_err(|e| format!("The model could not be downloaded from {url}: {}", js_error(e)))?;
+    let response: web_sys::Response = response.unchecked_into();
+    if !response.ok() {
+        return Err(format!("The model could not be downloaded from {url}: HTTP {} {}", response.status(), response.status_text()));
+    }
+    Ok(response)
+}
+
+/// Reads the whole body, reporting progress, and checks its SHA-256.
+async fn read_verified(id: u32, response: web_sys::Response, sha256: &str, from_cache: bool) -> Result<Vec<u8>, String> {
+    let total = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<u64>().ok());
+    let body = response.body().ok_or("The model response has no body.")?;
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
+    let mut hasher = Sha256::new();
+    let (t0, mut last) = (now(), f64::NEG_INFINITY);
+    loop {
+        let chunk = JsFuture::from(reader.read())
+            .await
+            .map_err(|e| format!("Reading the model failed: {}", js_error(e)))?;
+        let done = Reflect::get(&chunk, &"done".into()).map_or(true, |d| d.is_truthy());
+        if !done {
+            let data: Uint8Array = Reflect::get(&chunk, &"value".into()).map_err(js_error)?.unchecked_into();
+            let start = bytes.len();
+            bytes.resize(start + data.length() as usize, 0);
+            data.copy_to(&mut bytes[start..]);
+            hasher.update(&bytes[start..]);
+        }
+        let t = now();
+        if done || t - last >= PROGRESS_MS {
+            last = t;
+            let loaded = bytes.len() as u64;
+            let mb_per_s = loaded as f64 / 1e6 / ((t - t0).max(1.0) / 1000.0);
+            post(id, Response::Progress { loaded, total, mb_per_s, from_cache });
+        }
+        if done {
+            break;
+        }
+    }
+    let got: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    if got != sha256 {
+        return Err(format!(
+            "The model file is corrupt: its SHA-256 is {got}, expected {sha256} ({} bytes read).",
+            bytes.len()
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Keeps a verified copy for next time. A full disk only costs a download next visit.
+async fn store(cache: &Cache, url: &str, bytes: &[u8]) {
+    let stored = async {
+        let body = Uint8Array::from(bytes);
+        // The length lets the next visit show progress while re-verifying the cached copy.
+        let headers = web_sys::Headers::new().map_err(js_error)?;
+        headers.set("content-length", &bytes.len().to_string()).map_err(js_error)?;
+        headers.set("content-type", "application/octet-stream").map_err(js_error)?;
+        let init = web_sys::ResponseInit::new();
+        init.set_headers(&headers);
+        let response = web_sys::Response::new_with_opt_js_u8_array_and_init(Some(&body), &init).map_err(js_error)?;
+        JsFuture::from(cache.put_with_str(url, &response)).await.map_err(js_error)
+    };
+    if let Err(e) = stored.await {
+        web_sys::console::warn_1(&format!("the model could not be cached: {e}").into());
+    }
+}

@@ -1,0 +1,31 @@
+//! The engine worker: it owns the model and the session, and answers `protocol::Request`s
+//! posted by the page. Everything slow is async and yields between slices of work, so
+//! that a `Cancel` is heard within one token.
+
+mod dispatch;
+mod generate;
+mod load_model;
+mod lesson_one;
+mod post;
+mod prompt;
+mod state;
+mod yield_now;
+
+use crate::protocol::Response;
+use wasm_bindgen::prelude::*;
+use web_sys::DedicatedWorkerGlobalScope;
+
+/// Installs the panic hook and the message handler, then tells the page it is listening.
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        // After a panic the wasm instance is in an unknown state: the page restarts us.
+        post::post(0, Response::Crashed { message: info.to_string() });
+    }));
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(dispatch::on_message);
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    post::post(0, Response::Started);
+}
