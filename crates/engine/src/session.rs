@@ -26,6 +26,9 @@ pub struct Step {
     pub piece: String,
     /// Its probability in the final distribution (1 for greedy, 0 if forced outside it).
     pub prob: f32,
+    /// Its log-probability under the model itself: softmax of the raw logits at T = 1,
+    /// before any penalty or cut. How plausible the model found it, whatever the sampler did.
+    pub model_logprob: f32,
     pub forced: bool,
     /// Tokens run through the model to produce the logits it was drawn from, and how long
     /// that took: the whole prompt for the first token, one token per step after that.
@@ -308,6 +311,7 @@ impl Session {
 
     /// Appends a decided token, charging it the forward work pending since the last one.
     pub(crate) fn push(&mut self, token: u32, prob: f32, dist: Option<Distribution>, sample_ms: f64, forced: bool) -> Step {
+        let model_logprob = self.logits.as_deref().map_or(f32::NAN, |l| log_softmax_at(l, token));
         if self.generated() == 0 {
             self.timings.ttft_ms = self.timings.prefill_ms + sample_ms;
         } else {
@@ -321,6 +325,7 @@ impl Session {
             token_text: tok.token_text(token),
             piece,
             prob,
+            model_logprob,
             forced,
             computed: self.pending_computed,
             forward_ms: self.pending_ms,
@@ -396,4 +401,11 @@ impl Session {
             timings: self.timings.clone(),
         }
     }
+}
+
+/// ln softmax(logits)[token], computed stably in f64.
+fn log_softmax_at(logits: &[f32], token: u32) -> f32 {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+    let lse = max + logits.iter().map(|&l| (l as f64 - max).exp()).sum::<f64>().ln();
+    (logits[token as usize] as f64 - lse) as f32
 }

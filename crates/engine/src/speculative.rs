@@ -245,6 +245,8 @@ impl Session {
         let share = (t3 - t0) / decided.len() as f64;
         let mut steps = Vec::new();
         for (j, &(t, prob)) in decided.iter().enumerate() {
+            // Token j was decided from verify row j: let the step see those logits.
+            self.logits = Some(row(j).to_vec());
             self.pending_ms = share;
             self.pending_computed = if j == 0 { chunk.len() } else { 0 };
             let s = self.push(t, prob, None, 0.0, false);

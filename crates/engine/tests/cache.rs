@@ -149,3 +149,15 @@ fn forced_token_is_appended_and_reported() {
     assert_eq!(step.prob, 0.0, "greedy gives every other token probability 0");
     assert_eq!(*s.tokens().last().unwrap(), 77);
 }
+
+#[test]
+fn each_step_reports_the_models_own_log_probability() {
+    let m = tiny();
+    let mut s = session(m);
+    s.start(&prompt(), 4).unwrap();
+    let plain = SamplerSettings::plain(1.0, 4);
+    let dist = s.distribution(&plain).unwrap();
+    let step = s.step(&SamplerSettings { temperature: 0.3, top_k: 2, ..SamplerSettings::default() }).unwrap();
+    let want = dist.get(step.token).unwrap().prob.ln();
+    assert!((step.model_logprob - want).abs() < 1e-4, "{} vs {want}", step.model_logprob);
+}

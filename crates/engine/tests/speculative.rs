@@ -25,13 +25,17 @@ fn greedy_speculation_equals_plain_greedy_on_the_tiny_model() {
     for prompt in tiny_prompts() {
         let mut plain = session(m.clone());
         plain.start(&prompt, 0).unwrap();
-        let want = plain.generate(&g, 20, |_| true).unwrap().tokens;
+        let plain_run = plain.generate(&g, 20, |_| true).unwrap();
+        let (want, want_steps) = (plain_run.tokens, plain_run.steps);
         for draft in [Draft::PromptLookup, Draft::EarlyExit { layers: 2 }] {
             for k in 1..=8 {
                 let mut s = session(m.clone());
                 s.start(&prompt, 0).unwrap();
                 let out = s.generate_speculative(&g, 20, draft, k, |_, _| true).unwrap();
                 assert_eq!(out.generation.tokens, want, "{draft:?} k={k} prompt {prompt:?}");
+                for (a, b) in out.generation.steps.iter().zip(&want_steps) {
+                    assert!((a.model_logprob - b.model_logprob).abs() < 1e-3, "log-probabilities agree");
+                }
                 assert!(out.accepted <= out.drafted);
                 accepted_any |= out.accepted > 0;
             }
