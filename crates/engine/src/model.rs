@@ -10,7 +10,7 @@ use crate::quant::QMatrix;
 use crate::simd::{axpy, dot};
 use crate::tokenizer::Tokenizer;
 use candle_core::quantized::gguf_file::Content;
-use std::io::Cursor;
+use std::io::{Cursor, Read, Seek, SeekFrom};
 
 struct Layer {
     attn_norm: Vec<f32>,
@@ -44,90 +44,122 @@ pub enum Logits {
     All,
 }
 
-/// Reads and checks the GGUF header. Used by the model and the f32 reference alike.
-pub fn read_gguf(bytes: &[u8]) -> Result<Content> {
-    if bytes.is_empty() {
+/// Reads and checks the GGUF header from any seekable source. Used by the model and the
+/// f32 reference alike.
+pub fn read_gguf<R: Read + Seek>(r: &mut R) -> Result<Content> {
+    let io = |e: std::io::Error| EngineError::InvalidModel(format!("could not read the file: {e}"));
+    let size = r.seek(SeekFrom::End(0)).map_err(io)?;
+    if size == 0 {
         return Err(EngineError::InvalidModel("the file is empty (0 bytes)".into()));
     }
-    if bytes.len() < 4 || &bytes[..4] != b"GGUF" {
+    let mut magic = [0u8; 4];
+    r.seek(SeekFrom::Start(0)).map_err(io)?;
+    if size < 4 || r.read_exact(&mut magic).is_err() || &magic != b"GGUF" {
         return Err(EngineError::InvalidModel("not a GGUF file: it does not start with the bytes 'GGUF'".into()));
     }
-    Content::read(&mut Cursor::new(bytes))
-        .map_err(|e| EngineError::InvalidModel(format!("the GGUF header is malformed or truncated: {e}")))
+    r.seek(SeekFrom::Start(0)).map_err(io)?;
+    Content::read(r).map_err(|e| EngineError::InvalidModel(format!("the GGUF header is malformed or truncated: {e}")))
 }
 
-/// The bytes of tensor `name`, with its shape checked against `dims` (outermost first).
-pub(crate) fn tensor_bytes<'a>(
-    content: &Content,
-    bytes: &'a [u8],
-    name: &str,
-    dims: &[usize],
-) -> Result<(candle_core::quantized::GgmlDType, &'a [u8])> {
-    let info = content
-        .tensor_infos
-        .get(name)
-        .ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is missing")))?;
-    if info.shape.dims() != dims {
-        return Err(EngineError::InvalidModel(format!(
-            "tensor {name} has shape {:?}, the metadata implies {dims:?}",
-            info.shape.dims()
-        )));
+/// Reads one tensor at a time from the source, so that loading never holds more than the
+/// finished weights plus the largest single tensor.
+struct TensorReader<'a, R> {
+    content: &'a Content,
+    source: &'a mut R,
+    size: u64,
+    buf: Vec<u8>,
+}
+
+impl<R: Read + Seek> TensorReader<'_, R> {
+    /// The bytes of tensor `name`, with its shape checked against `dims` (outermost first).
+    fn read(&mut self, name: &str, dims: &[usize]) -> Result<candle_core::quantized::GgmlDType> {
+        let info = self
+            .content
+            .tensor_infos
+            .get(name)
+            .ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is missing")))?;
+        if info.shape.dims() != dims {
+            return Err(EngineError::InvalidModel(format!(
+                "tensor {name} has shape {:?}, the metadata implies {dims:?}",
+                info.shape.dims()
+            )));
+        }
+        let elems: usize = dims.iter().product();
+        let len = (elems / info.ggml_dtype.block_size() * info.ggml_dtype.type_size()) as u64;
+        let past_end = || {
+            EngineError::InvalidModel(format!(
+                "tensor {name} lies past the end of the file ({} bytes): the file is truncated or corrupt",
+                self.size
+            ))
+        };
+        let start = self.content.tensor_data_offset.checked_add(info.offset).ok_or_else(past_end)?;
+        if start.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(past_end());
+        }
+        self.buf.resize(len as usize, 0);
+        self.source
+            .seek(SeekFrom::Start(start))
+            .and_then(|_| self.source.read_exact(&mut self.buf))
+            .map_err(|e| EngineError::InvalidModel(format!("could not read tensor {name}: {e}")))?;
+        Ok(info.ggml_dtype)
     }
-    let elems: usize = dims.iter().product();
-    let len = elems / info.ggml_dtype.block_size() * info.ggml_dtype.type_size();
-    let start = content.tensor_data_offset.checked_add(info.offset).map(|s| s as usize);
-    match start.and_then(|s| s.checked_add(len).map(|e| (s, e))) {
-        Some((s, e)) if e <= bytes.len() => Ok((info.ggml_dtype, &bytes[s..e])),
-        _ => Err(EngineError::InvalidModel(format!(
-            "tensor {name} lies past the end of the file ({} bytes): the file is truncated or corrupt",
-            bytes.len()
-        ))),
+
+    fn matrix(&mut self, name: &str, rows: usize, cols: usize) -> Result<QMatrix> {
+        let dtype = self.read(name, &[rows, cols])?;
+        QMatrix::from_ggml(name, dtype, rows, cols, &self.buf)
+    }
+
+    fn vector(&mut self, name: &str, len: usize) -> Result<Vec<f32>> {
+        let dtype = self.read(name, &[len])?;
+        let mut out = vec![0f32; len];
+        QMatrix::from_ggml(name, dtype, 1, len, &self.buf)?.row_into(0, &mut out);
+        Ok(out)
     }
 }
 
 impl Model {
-    /// Loads a llama GGUF from memory (wasm has no filesystem). Weights keep their
-    /// quantised form; only norms become f32.
+    /// Loads a llama GGUF from memory (wasm has no filesystem).
     pub fn from_gguf_bytes(bytes: &[u8]) -> Result<Self> {
-        let content = read_gguf(bytes)?;
+        Self::from_gguf_reader(&mut Cursor::new(bytes))
+    }
+
+    /// Loads a llama GGUF from any seekable source, one tensor at a time (the worker reads
+    /// from the file's JavaScript buffer, so the whole file never enters wasm memory).
+    /// Weights keep their quantised form; only norms become f32.
+    pub fn from_gguf_reader<R: Read + Seek>(source: &mut R) -> Result<Self> {
+        let content = read_gguf(source)?;
         let config = Config::from_gguf(&content)?;
         let tokenizer = Tokenizer::from_gguf(&content, config.vocab)?;
         let c = &config;
-        let matrix = |name: &str, rows: usize, cols: usize| -> Result<QMatrix> {
-            let (dtype, data) = tensor_bytes(&content, bytes, name, &[rows, cols])?;
-            QMatrix::from_ggml(name, dtype, rows, cols, data)
-        };
-        let vector = |name: &str, len: usize| -> Result<Vec<f32>> {
-            let (dtype, data) = tensor_bytes(&content, bytes, name, &[len])?;
-            let mut out = vec![0f32; len];
-            QMatrix::from_ggml(name, dtype, 1, len, data)?.row_into(0, &mut out);
-            Ok(out)
-        };
+        let size = source
+            .seek(SeekFrom::End(0))
+            .map_err(|e| EngineError::InvalidModel(format!("could not read the file: {e}")))?;
+        let mut t = TensorReader { content: &content, source, size, buf: Vec::new() };
         let layers = (0..c.layers)
             .map(|i| {
                 let p = |s: &str| format!("blk.{i}.{s}.weight");
                 Ok(Layer {
-                    attn_norm: vector(&p("attn_norm"), c.embedding)?,
-                    wq: matrix(&p("attn_q"), c.embedding, c.embedding)?,
-                    wk: matrix(&p("attn_k"), c.kv_dim(), c.embedding)?,
-                    wv: matrix(&p("attn_v"), c.kv_dim(), c.embedding)?,
-                    wo: matrix(&p("attn_output"), c.embedding, c.embedding)?,
-                    ffn_norm: vector(&p("ffn_norm"), c.embedding)?,
-                    gate: matrix(&p("ffn_gate"), c.ffn, c.embedding)?,
-                    up: matrix(&p("ffn_up"), c.ffn, c.embedding)?,
-                    down: matrix(&p("ffn_down"), c.embedding, c.ffn)?,
+                    attn_norm: t.vector(&p("attn_norm"), c.embedding)?,
+                    wq: t.matrix(&p("attn_q"), c.embedding, c.embedding)?,
+                    wk: t.matrix(&p("attn_k"), c.kv_dim(), c.embedding)?,
+                    wv: t.matrix(&p("attn_v"), c.kv_dim(), c.embedding)?,
+                    wo: t.matrix(&p("attn_output"), c.embedding, c.embedding)?,
+                    ffn_norm: t.vector(&p("ffn_norm"), c.embedding)?,
+                    gate: t.matrix(&p("ffn_gate"), c.ffn, c.embedding)?,
+                    up: t.matrix(&p("ffn_up"), c.ffn, c.embedding)?,
+                    down: t.matrix(&p("ffn_down"), c.embedding, c.ffn)?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
         let lm_head = match content.tensor_infos.contains_key("output.weight") {
-            true => Some(matrix("output.weight", c.vocab, c.embedding)?),
+            true => Some(t.matrix("output.weight", c.vocab, c.embedding)?),
             false => None,
         };
         let half = c.head_dim / 2;
         let inv_freq = (0..half).map(|i| (c.rope_base as f64).powf(-((2 * i) as f64) / c.head_dim as f64)).collect();
         Ok(Self {
-            embed: matrix("token_embd.weight", c.vocab, c.embedding)?,
-            out_norm: vector("output_norm.weight", c.embedding)?,
+            embed: t.matrix("token_embd.weight", c.vocab, c.embedding)?,
+            out_norm: t.vector("output_norm.weight", c.embedding)?,
             layers,
             lm_head,
             inv_freq,

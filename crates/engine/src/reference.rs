@@ -6,7 +6,7 @@
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::model::{read_gguf, tensor_bytes};
+use crate::model::read_gguf;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::ops::{rms_norm, softmax_last_dim};
 use candle_nn::rotary_emb::rope_i;
@@ -34,7 +34,7 @@ pub struct Reference {
 
 impl Reference {
     pub fn from_gguf_bytes(bytes: &[u8]) -> Result<Self> {
-        let content = read_gguf(bytes)?;
+        let content = read_gguf(&mut std::io::Cursor::new(bytes))?;
         let config = Config::from_gguf(&content)?;
         let dev = Device::Cpu;
         let load = |name: &str| -> Result<Tensor> {
@@ -62,7 +62,6 @@ impl Reference {
             true => load("output.weight")?,
             false => embed.clone(),
         };
-        tensor_bytes(&content, bytes, "token_embd.weight", &[config.vocab, config.embedding])?;
         Ok(Self { embed, layers, out_norm: load("output_norm.weight")?, lm_head, config })
     }
 
