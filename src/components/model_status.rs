@@ -38,7 +38,7 @@ pub fn ModelStatusPanel() -> impl IntoView {
                                 info.load_ms / 1000.0,
                             )}
                         </p>
-                        <button type="button" class="quiet" data-testid="clear-cache" on:click=move |_| bridge.clear_cache()>
+                        <button type="button" data-testid="clear-cache" on:click=move |_| bridge.clear_cache()>
                             "Clear cached model"
                         </button>
                     }

@@ -1,22 +1,32 @@
-//! Markdown to HTML, with links to glossary terms turned into terms that show their
-//! definition on hover and on keyboard focus.
+//! Markdown to HTML in two passes over pulldown-cmark's events: links to glossary terms
+//! become terms that show their definition on hover and on keyboard focus, and table
+//! alignment becomes classes (pulldown-cmark writes `style` attributes, which the page's
+//! CSP, style-src 'self', blocks).
 
 use super::{glossary, parser};
-use pulldown_cmark::{html, CowStr, Event, Tag, TagEnd};
+use pulldown_cmark::{html, Alignment, CowStr, Event, Tag, TagEnd};
 
 /// Where a lesson's interactive part goes.
 pub const INTERACTIVE_MARKER: &str = "<!-- interactive -->";
 
 /// `prefix` keeps the tooltip ids of one document apart from another's on the same page.
 pub fn to_html(markdown: &str, prefix: &str) -> String {
+    let events = aligned_by_class(glossary_terms(parser(markdown), prefix));
+    let mut out = String::with_capacity(markdown.len() * 3 / 2);
+    html::push_html(&mut out, events);
+    out
+}
+
+fn glossary_terms<'a>(events: impl Iterator<Item = Event<'a>>, prefix: &str) -> impl Iterator<Item = Event<'a>> {
+    let prefix = prefix.to_string();
     let mut tips = 0;
-    let mut open_tip: Option<String> = None;
-    let events = parser(markdown).map(|event| {
+    let mut closing: Option<String> = None;
+    events.map(move |event| {
         if let Event::Start(Tag::Link { dest_url, .. }) = &event {
             if let Some(term) = term_of(dest_url) {
                 tips += 1;
                 let tip_id = format!("{prefix}-tip-{tips}");
-                open_tip = Some(format!(
+                closing = Some(format!(
                     r#"</a><span class="term-tip" role="tooltip" id="{tip_id}"><strong>{}</strong> {}</span></span>"#,
                     escape(&term.title),
                     escape(&term.definition)
@@ -25,16 +35,44 @@ pub fn to_html(markdown: &str, prefix: &str) -> String {
                 return Event::InlineHtml(CowStr::from(open));
             }
         }
-        if let (Event::End(TagEnd::Link), Some(close)) = (&event, open_tip.as_ref()) {
-            let close = CowStr::from(close.clone());
-            open_tip = None;
-            return Event::InlineHtml(close);
+        match (&event, closing.take()) {
+            (Event::End(TagEnd::Link), Some(close)) => Event::InlineHtml(CowStr::from(close)),
+            (_, still_open) => {
+                closing = still_open;
+                event
+            }
+        }
+    })
+}
+
+/// Writes table cells itself, with `class="align-…"` where pulldown-cmark would put a style.
+fn aligned_by_class<'a>(events: impl Iterator<Item = Event<'a>>) -> impl Iterator<Item = Event<'a>> {
+    let mut alignments: Vec<Alignment> = Vec::new();
+    let (mut in_head, mut column) = (false, 0);
+    events.map(move |event| {
+        match &event {
+            Event::Start(Tag::Table(a)) => alignments = a.clone(),
+            Event::Start(Tag::TableHead) => (in_head, column) = (true, 0),
+            Event::End(TagEnd::TableHead) => in_head = false,
+            Event::Start(Tag::TableRow) => column = 0,
+            Event::Start(Tag::TableCell) => {
+                let class = match alignments.get(column) {
+                    Some(Alignment::Left) => r#" class="align-left""#,
+                    Some(Alignment::Center) => r#" class="align-center""#,
+                    Some(Alignment::Right) => r#" class="align-right""#,
+                    _ => "",
+                };
+                let cell = if in_head { "th" } else { "td" };
+                return Event::InlineHtml(CowStr::from(format!("<{cell}{class}>")));
+            }
+            Event::End(TagEnd::TableCell) => {
+                column += 1;
+                return Event::InlineHtml(CowStr::from(if in_head { "</th>" } else { "</td>" }));
+            }
+            _ => {}
         }
         event
-    });
-    let mut out = String::with_capacity(markdown.len() * 3 / 2);
-    html::push_html(&mut out, events);
-    out
+    })
 }
 
 /// The glossary term a link points to, if it is one (`/glossary#kv-cache`).

@@ -26,11 +26,11 @@ impl Speed {
     }
 
     fn text(&self) -> String {
-        if self.decode_ms > 0.0 {
-            format!("{:.1} tokens/s", self.decode_tokens as f64 * 1000.0 / self.decode_ms)
-        } else {
-            "– tokens/s".into()
-        }
+        let rate = match self.decode_ms > 0.0 {
+            true => format!("{:.1}", self.decode_tokens as f64 * 1000.0 / self.decode_ms),
+            false => "–".into(),
+        };
+        format!("{} tokens · {rate} tokens/s", self.tokens)
     }
 }
 

@@ -1,0 +1,235 @@
+// The built site (dist/) in headless Chromium, as a learner meets it: one browser profile
+// for the whole run, so the later tests see what the first visit left behind (the cached
+// model, the service worker). The tests run in order.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { launch } from "./browser.mjs";
+import { serve } from "./static-server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const READY = "[data-testid=model-status][data-state=ready]";
+const MINUTE = 60_000;
+const GLOSSARY_IDS = [
+  "temperature", "top-p", "top-k", "sampling", "chain-of-thought", "test-time-compute",
+  "reasoning-tokens", "speculative-decoding", "kv-cache", "prefill", "decode",
+];
+
+/** The first `# ` heading of a content file: what the page's h1 must say. */
+const title = (file) => readFileSync(join(ROOT, "src/content", file), "utf8").match(/^# (.+)$/m)[1].trim();
+const ROUTES = [
+  ["/", title("home.md")],
+  ["/learn/generation", title("generation.md")],
+  ["/learn/stages", title("stages.md")],
+  ["/learn/reasoning", title("reasoning.md")],
+  ["/playground", "Playground"],
+  ["/glossary", title("glossary.md")],
+  ["/reading", title("reading.md")],
+];
+
+let server, browser, page;
+const requests = [];
+const consoleErrors = [];
+
+before(async () => {
+  server = await serve(join(ROOT, "dist"));
+  browser = await launch();
+  const { context } = browser;
+  context.on("request", (request) => requests.push(request.url()));
+  // The largest value the model's progress bar ever showed, whatever happens between polls.
+  await context.addInitScript(() => {
+    window.__progressSeen = 0;
+    new MutationObserver(() => {
+      const bar = document.querySelector("[data-testid=model-progress]");
+      if (bar && bar.value > window.__progressSeen) window.__progressSeen = bar.value;
+    }).observe(document, { subtree: true, childList: true, attributes: true });
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
+  page.on("pageerror", (error) => consoleErrors.push(error.message));
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const url = (path) => server.url + path;
+const text = (testid) => page.textContent(`[data-testid=${testid}]`);
+
+/** Generates with the playground's current settings; returns the output and the token count. */
+async function generate(prompt, { maxTokens = 48 } = {}) {
+  await page.fill("[data-testid=prompt]", prompt);
+  await page.fill("[data-testid=max-tokens]", String(maxTokens));
+  await page.click("[data-testid=generate]");
+  await page.waitForSelector("[data-testid=summary]", { timeout: 2 * MINUTE });
+  const summary = await text("summary");
+  return { output: await text("output"), tokens: Number(summary.match(/^(\d+) tokens/)[1]), summary };
+}
+
+/** Playground, greedy: the same text every run. */
+async function greedyPlayground() {
+  await page.goto(url("/playground"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.focus("[data-testid=temperature]");
+  await page.keyboard.press("Home");
+  assert.equal(await page.inputValue("[data-testid=temperature]"), "0");
+}
+
+test("first visit: the model downloads with visible progress and becomes ready, with no console errors", { timeout: 3 * MINUTE }, async () => {
+  await page.goto(url("/"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  assert.match(await text("model-status"), /Model ready.*downloaded/);
+  assert.ok((await page.evaluate(() => window.__progressSeen)) > 0, "the progress bar showed bytes loaded");
+  assert.deepEqual(consoleErrors, []);
+});
+
+test("every route renders from a deep link, through the menu, and back", { timeout: 2 * MINUTE }, async () => {
+  for (const [path, heading] of ROUTES) {
+    await page.goto(url(path));
+    assert.equal((await page.textContent("main h1")).trim(), heading, `h1 of ${path}`);
+  }
+  for (const slug of ["generation", "stages", "reasoning"]) {
+    await page.goto(url(`/learn/${slug}`));
+    await page.waitForSelector(`[data-testid=interactive-${slug}]`);
+  }
+  await page.goto(url("/no/such/page"));
+  assert.match(await page.textContent("main h1"), /does not exist/);
+
+  await page.goto(url("/"));
+  const menu = ["1. Generation", "2. Stages", "3. Reasoning", "Playground", "Glossary", "Reading"];
+  for (const [i, label] of menu.entries()) {
+    await page.click(`nav >> text="${label}"`);
+    await page.waitForURL(url(ROUTES[i + 1][0]));
+    assert.equal((await page.textContent("main h1")).trim(), ROUTES[i + 1][1]);
+  }
+  for (let i = menu.length - 1; i >= 0; i--) {
+    await page.goBack();
+    await page.waitForURL(url(ROUTES[i][0]));
+    assert.equal((await page.textContent("main h1")).trim(), ROUTES[i][1], `Back to ${ROUTES[i][0]}`);
+  }
+});
+
+test("every page fits a 390 px wide phone screen", { timeout: MINUTE }, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    for (const [path] of ROUTES) {
+      await page.goto(url(path));
+      await page.waitForSelector("main h1");
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `${path} is ${width} px wide`);
+    }
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
+
+test("glossary: every term has its id, a deep link scrolls to it, lessons show definitions on focus", { timeout: MINUTE }, async () => {
+  await page.goto(url("/glossary#kv-cache"));
+  await page.waitForSelector("#kv-cache");
+  for (const id of GLOSSARY_IDS) assert.ok(await page.$(`[id="${id}"]`), `#${id} exists`);
+  await page.waitForFunction(() => {
+    const top = document.getElementById("kv-cache").getBoundingClientRect().top;
+    return window.scrollY > 0 && top >= 0 && top < window.innerHeight / 2;
+  });
+
+  await page.goto(url("/learn/stages"));
+  const term = page.locator('.term a[href="/glossary#kv-cache"]').first();
+  const tip = page.locator('.term:has(a[href="/glossary#kv-cache"]) .term-tip').first();
+  assert.equal(await tip.isVisible(), false);
+  await term.focus();
+  assert.equal(await tip.isVisible(), true, "the definition shows on keyboard focus");
+  assert.match(await tip.textContent(), /KV cache/);
+  await page.goto(url("/learn/generation"));
+  await page.waitForSelector(".prose math", { state: "attached" });
+});
+
+test("playground: a greedy answer about France names Paris and streams at a measured speed", { timeout: 3 * MINUTE }, async () => {
+  await greedyPlayground();
+  const labelled = await page.$$eval("main input, main textarea", (els) =>
+    els.every((el) => el.labels.length > 0 || el.closest("label") || el.getAttribute("aria-label")),
+  );
+  assert.ok(labelled, "every control has a label");
+
+  const short = await generate("What is the capital of France?");
+  assert.match(short.output, /Paris/);
+  const long = await generate("What is the capital of France? Tell me a little about it.", { maxTokens: 40 });
+  assert.match(long.output, /Paris/);
+  assert.ok(long.tokens >= 20, `${long.tokens} tokens`);
+  assert.match(await text("tokens-per-second"), /^\d+ tokens · \d+(\.\d)? tokens\/s$/);
+  assert.ok(parseFloat((await text("tokens-per-second")).split("·")[1]) > 0);
+
+  await mkdir(join(ROOT, "docs"), { recursive: true });
+  await page.screenshot({ path: join(ROOT, "docs/screenshot.png"), fullPage: true });
+});
+
+test("playground: an empty prompt gets a message and no generation", { timeout: MINUTE }, async () => {
+  const [output, summary] = [await text("output"), await text("summary")];
+  for (const empty of ["", "  \n "]) {
+    await page.fill("[data-testid=prompt]", empty);
+    await page.click("[data-testid=generate]");
+    assert.match(await text("playground-error"), /Type a prompt first/);
+    assert.ok(await page.isDisabled("[data-testid=stop]"), "nothing is running");
+    assert.equal(await text("output"), output, "the last answer stays");
+    assert.equal(await text("summary"), summary);
+  }
+});
+
+test("playground: Stop ends a long generation within a token", { timeout: 2 * MINUTE }, async () => {
+  await page.fill("[data-testid=prompt]", "Write a long story about a dragon who learns to fly.");
+  await page.fill("[data-testid=max-tokens]", "1000");
+  await page.click("[data-testid=generate]");
+  await page.waitForFunction(() => parseInt(document.querySelector("[data-testid=tokens-per-second]").textContent) >= 5);
+  // The count shown at the very moment of the click (a Playwright round trip takes tokens).
+  await page.evaluate(() => {
+    const readout = document.querySelector("[data-testid=tokens-per-second]");
+    const stop = document.querySelector("[data-testid=stop]");
+    stop.addEventListener("click", () => (window.__tokensAtStop = parseInt(readout.textContent)), { capture: true, once: true });
+  });
+  await page.click("[data-testid=stop]");
+  const before = await page.evaluate(() => window.__tokensAtStop);
+  await page.waitForSelector("[data-testid=summary]");
+  const summary = await text("summary");
+  assert.match(summary, /stopped by you/);
+  const total = Number(summary.match(/^(\d+) tokens/)[1]);
+  // At most the token being computed when Cancel arrived, and one already on its way.
+  assert.ok(total - before <= 2, `${total - before} tokens after Stop`);
+  assert.ok(await page.isEnabled("[data-testid=generate]"));
+});
+
+test("a crashed engine worker is reported and replaced, and generation works again", { timeout: 3 * MINUTE }, async () => {
+  await greedyPlayground();
+  const worker = page.workers().find((w) => w.url().endsWith("/worker_loader.js"));
+  assert.ok(worker, "the engine worker is running");
+  await worker.evaluate(() => setTimeout(() => { throw new Error("simulated crash for the test"); }));
+  await page.waitForSelector("[data-testid=engine-notice]");
+  assert.match(await text("engine-notice"), /stopped unexpectedly.*restarted/);
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  assert.match(await text("model-status"), /from this browser's cache/);
+  assert.match((await generate("What is the capital of France?")).output, /Paris/);
+});
+
+test("offline: with the server gone the site still opens, deep links work, and the model generates", { timeout: 3 * MINUTE }, async () => {
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await server.close();
+  await browser.context.setOffline(true);
+  try {
+    await page.goto(url("/glossary#kv-cache"));
+    await page.waitForSelector("#kv-cache");
+    await greedyPlayground();
+    assert.match((await generate("What is the capital of France?")).output, /Paris/);
+  } finally {
+    await browser.context.setOffline(false);
+  }
+});
+
+test("no request left the origin, and no errors reached the console", () => {
+  const origin = new URL(server.url).origin;
+  const foreign = requests.filter((r) => !r.startsWith("data:") && !r.startsWith("blob:") && new URL(r).origin !== origin);
+  assert.deepEqual(foreign, []);
+  assert.ok(requests.some((r) => r.endsWith("/models/SmolLM2-135M-Instruct.Q4_1.gguf")), "the model request was seen");
+  assert.deepEqual(consoleErrors.filter((e) => !e.includes("simulated crash")), []);
+});

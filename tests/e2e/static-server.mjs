@@ -1,0 +1,76 @@
+// Serves dist/ on 127.0.0.1 like a plain static host, answering unknown paths without a file
+// extension with index.html, so that deep links (/glossary) reach the app's router.
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { createServer } from "node:http";
+import { extname, join, normalize, resolve, sep } from "node:path";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".json": "application/json",
+  ".gguf": "application/octet-stream",
+};
+
+async function fileFor(root, pathname) {
+  const path = normalize(join(root, decodeURIComponent(pathname)));
+  if (!path.startsWith(root + sep) && path !== root) return null;
+  const info = await stat(path).catch(() => null);
+  if (info?.isFile()) return { path, size: info.size };
+  if (info?.isDirectory() || extname(pathname) === "") {
+    const index = join(root, "index.html");
+    return { path: index, size: (await stat(index)).size };
+  }
+  return null;
+}
+
+/** Starts serving `root`; resolves to { url, close() }. */
+export async function serve(root, port = 0) {
+  const sockets = new Set();
+  const server = createServer(async (req, res) => {
+    try {
+      const { pathname } = new URL(req.url, "http://127.0.0.1");
+      const file = await fileFor(root, pathname);
+      if (!file) {
+        res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+        return;
+      }
+      res.writeHead(200, {
+        "content-type": TYPES[extname(file.path)] ?? "application/octet-stream",
+        "content-length": file.size,
+        "cache-control": "no-cache",
+      });
+      if (req.method === "HEAD") return res.end();
+      createReadStream(file.path).pipe(res);
+    } catch (error) {
+      res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
+    }
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return {
+    url,
+    port: server.address().port,
+    // Closes at once, open connections included: the site is then really unreachable.
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(resolve);
+      }),
+  };
+}
+
+// `node tests/e2e/static-server.mjs [dist] [port]` serves a build by hand.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const root = resolve(process.argv[2] ?? "dist");
+  const { url } = await serve(root, Number(process.argv[3] ?? 8080));
+  console.log(`serving ${root} at ${url}`);
+}
