@@ -181,6 +181,12 @@ pub fn distribution(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Dis
             }
         }
     }
+    // A logit that is not a number (a corrupt model) or a penalty that overflows f32 would
+    // make every probability NaN: NaN ranks as the lowest logit, ±inf as the extreme finite
+    // values, so that the result is still a distribution (fuzzed: crates/engine/fuzz).
+    for l in &mut penalized {
+        *l = if l.is_nan() { f32::MIN } else { l.clamp(f32::MIN, f32::MAX) };
+    }
     let mut order: Vec<u32> = (0..logits.len() as u32).collect();
     order.sort_by(|&a, &b| penalized[b as usize].total_cmp(&penalized[a as usize]).then(a.cmp(&b)));
 
