@@ -188,6 +188,12 @@ pub fn wilson_interval(correct: usize, n: usize) -> (f64, f64) {
 
 /// Text after the last `answer[ is]:` marker in `line` (markdown `*`/`_` may sit between the
 /// word and the colon). "answer" must start a word so "reanswer:" does not count.
+/// Whether `line` holds an answer marker ("Answer:", "The answer is:", ...), by the same
+/// rule `extract_answer` uses: a runner can tell when the model has begun its answer.
+pub fn has_answer_marker(line: &str) -> bool {
+    after_answer_marker(line).is_some()
+}
+
 fn after_answer_marker(line: &str) -> Option<&str> {
     // ASCII lowercasing keeps byte offsets valid for `line`.
     let lower = line.to_ascii_lowercase();

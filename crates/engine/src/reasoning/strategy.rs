@@ -6,7 +6,9 @@
 //! so reasoning + answer = total. Tokens the runner itself inserts (the forced `Answer:`
 //! after a spent budget) are prompt, not generated output, and are not counted.
 
-use super::answer::{canonical_answer, extract_answer, is_correct, majority_vote, wilson_interval, VoteResult};
+use super::answer::{
+    canonical_answer, extract_answer, has_answer_marker, is_correct, majority_vote, wilson_interval, VoteResult,
+};
 use super::tasks::Task;
 use crate::chat::{chat_tokens, Message, SystemPrompt};
 use crate::error::{EngineError, Result};
@@ -191,7 +193,7 @@ impl ItemRunner {
                     self.line.drain(..=nl);
                     self.line_tokens = usize::from(!self.line.is_empty());
                 }
-                let wrote_answer = self.line.to_lowercase().contains("answer:");
+                let wrote_answer = has_answer_marker(&self.line);
                 if step.stop {
                     return Ok(self.end_sample(now_ms));
                 }
