@@ -6,3 +6,5 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export ROOT
 # cargo-installed tools (trunk, wasm-bindgen) and npm-installed ones (wasm-opt from binaryen).
 export PATH="$HOME/.cargo/bin:$ROOT/tests/node_modules/.bin:$PATH"
+# Trunk would otherwise ask crates.io for a newer version on every run.
+export TRUNK_SKIP_VERSION_CHECK=true

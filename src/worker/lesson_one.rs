@@ -5,7 +5,7 @@ use super::{generate::prefill, prompt::prompt_ids, state};
 use crate::protocol::{Response, TopToken};
 use engine::SamplerSettings;
 
-/// How many of the most likely tokens come with their text.
+/// How many of the most likely tokens come with their text and probability.
 const TOP: usize = 20;
 
 pub async fn logits(id: u32, prompt: &str, chat: bool) -> Result<Response, String> {
@@ -20,24 +20,16 @@ pub async fn logits(id: u32, prompt: &str, chat: bool) -> Result<Response, Strin
     state::with(|s| {
         let session = s.owned(id).ok_or("Cancelled.")?;
         let logits = session.logits().ok_or("The logits were not computed.")?.to_vec();
-        let top = top_tokens(&logits, |t| session.model().tokenizer.token_text(t));
+        // The model's own distribution: temperature 1, nothing cut.
+        let dist = session.distribution(&SamplerSettings::plain(1.0, 0)).map_err(|e| e.to_string())?;
+        let tokenizer = &session.model().tokenizer;
+        let top = dist
+            .top(TOP)
+            .iter()
+            .map(|c| TopToken { token: c.id, text: tokenizer.token_text(c.id), logit: c.logit, prob: c.prob })
+            .collect();
         Ok(Response::Logits { logits, top })
     })
-}
-
-/// The `TOP` largest logits, with their probabilities at temperature 1.
-fn top_tokens(logits: &[f32], text: impl Fn(u32) -> String) -> Vec<TopToken> {
-    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
-    let sum: f64 = logits.iter().map(|&l| (l as f64 - max).exp()).sum();
-    let mut ids: Vec<u32> = (0..logits.len() as u32).collect();
-    ids.sort_by(|&a, &b| logits[b as usize].total_cmp(&logits[a as usize]));
-    ids.truncate(TOP);
-    ids.into_iter()
-        .map(|t| {
-            let logit = logits[t as usize];
-            TopToken { token: t, text: text(t), logit, prob: ((logit as f64 - max).exp() / sum) as f32 }
-        })
-        .collect()
 }
 
 /// Draws the next token, or appends `forced` instead.

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Everything CI checks, in an order that builds native code once and wasm once:
+# native engine and CLI tests, the site build, the engine in a browser, end-to-end tests.
+# Prints a summary; exits non-zero if anything failed.
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+
+scripts/setup.sh || { echo "test: setup failed" >&2; exit 1; }
+
+summary=()
+failed=0
+run() {
+  local name=$1 start=$SECONDS
+  shift
+  echo
+  echo "==> $name"
+  if "$@"; then
+    summary+=("PASS  $name ($((SECONDS - start)) s)")
+  else
+    summary+=("FAIL  $name ($((SECONDS - start)) s)")
+    failed=1
+  fi
+}
+
+run "native tests: engine and CLI" cargo test --release --workspace --exclude inference-playground
+run "site build: trunk build --release" trunk build --release
+built=$failed
+run "engine in headless Chromium: wasm-bindgen-test" \
+  cargo test --release --target wasm32-unknown-unknown -p inference-playground --lib
+if [ "$built" = 0 ]; then
+  run "end-to-end: tests/e2e on dist/" bash -c "cd tests && node --test --test-concurrency=1 e2e/"
+else
+  summary+=("SKIP  end-to-end: the site did not build")
+fi
+
+echo
+echo "==> summary"
+printf '%s\n' "${summary[@]}"
+exit "$failed"
