@@ -66,7 +66,7 @@ pub fn read_gguf<R: Read + Seek>(r: &mut R) -> Result<Content> {
 
 /// Whether the header sets `general.alignment` to an integer 0. candle's reader rounds the
 /// tensor data offset up to it and so divides by zero: a panic natively, an abort in wasm
-/// (found by fuzzing). Walks the metadata from just after the magic; anything malformed
+/// (found while writing the loader's fuzz target). Walks the metadata from just after the magic; anything malformed
 /// answers false and is left to candle's reader to report.
 fn zero_alignment<R: Read + Seek>(r: &mut R) -> bool {
     struct Walk<'a, R> {
