@@ -239,6 +239,31 @@ fn collapse_whitespace(s: &str) -> String {
 
 /// The text after the last sentence break (a newline, or `.`/`!`/`?` followed by whitespace, so
 /// decimals like "2.5" do not split). `s` has already had its trailing punctuation removed.
+/// For a reply that should itself be the answer (direct answering): the marker line when
+/// there is one, else the reply's first sentence. A model that ignores the format states its
+/// answer first and then elaborates ("No, 7 is not prime. A prime number is ..."), so the
+/// last sentence, right for a chain of thought, would judge the elaboration instead.
+pub fn extract_leading_answer(text: &str) -> Option<String> {
+    if text.lines().any(has_answer_marker) {
+        return extract_answer(text);
+    }
+    let whole = clean(text);
+    let first = clean(first_sentence(&whole));
+    (!first.is_empty()).then(|| collapse_whitespace(&first))
+}
+
+/// Up to the first sentence end ('.', '!' or '?' before white space or the end) or line break.
+fn first_sentence(s: &str) -> &str {
+    let mut it = s.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        let next_is_space = it.peek().is_none_or(|&(_, n)| n.is_whitespace());
+        if c == '\n' || (matches!(c, '.' | '!' | '?') && next_is_space) {
+            return &s[..i];
+        }
+    }
+    s
+}
+
 fn last_sentence(s: &str) -> &str {
     let mut start = 0;
     let mut it = s.char_indices().peekable();
@@ -979,5 +1004,16 @@ mod tests {
             hi - lo
         };
         assert!(w(50, 100) < w(5, 10));
+    }
+
+    #[test]
+    fn leading_answer_is_the_first_sentence_unless_marked() {
+        let yes_no = "No, 7 is not a prime number. A prime number is greater than 1.";
+        assert_eq!(extract_leading_answer(yes_no).as_deref(), Some("No, 7 is not a prime number"));
+        let number = "Tom has 3 + 4 = 7 apples.\nTom has 3 + 4 = 7 apples.\nTom has 3 +";
+        assert_eq!(extract_leading_answer(number).as_deref(), Some("Tom has 3 + 4 = 7 apples"));
+        assert_eq!(extract_leading_answer("Some words first.\nAnswer: 12").as_deref(), Some("12"));
+        assert_eq!(extract_leading_answer("Paris").as_deref(), Some("Paris"));
+        assert_eq!(extract_leading_answer("  \n "), None);
     }
 }
