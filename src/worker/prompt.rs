@@ -7,7 +7,11 @@ pub fn prompt_ids(model: &Model, prompt: &str, chat: bool) -> Result<Vec<u32>, S
         return Err("The prompt is empty.".into());
     }
     let ids = if chat {
-        chat_tokens(&model.tokenizer, &[Message::user(prompt)], SystemPrompt::Default)
+        chat_tokens(
+            &model.tokenizer,
+            &[Message::user(prompt)],
+            SystemPrompt::Default,
+        )
     } else {
         // As the CLI's --raw: control tokens written out (<|im_start|>) count as such.
         model.tokenizer.encode(prompt, true)
