@@ -9,8 +9,8 @@
 //! in their 4- or 8-bit form in memory: one copy of the model, no re-quantisation.
 
 use crate::error::{EngineError, Result};
-use candle_core::quantized::GgmlDType;
 use crate::simd::{bytes, nibbles, F4};
+use candle_core::quantized::GgmlDType;
 use half::f16;
 
 const BLOCK: usize = 32;
@@ -20,9 +20,16 @@ const ROW_TILE: usize = 2;
 enum Weights {
     /// Per block of 32: value = d * q + m, q in 0..16, two nibbles per byte (low nibble =
     /// element j, high nibble = element j + 16), as in ggml's `block_q4_1`.
-    Q4_1 { d: Vec<f32>, m: Vec<f32>, qs: Vec<u8> },
+    Q4_1 {
+        d: Vec<f32>,
+        m: Vec<f32>,
+        qs: Vec<u8>,
+    },
     /// Per block of 32: value = d * q, q an i8, as in ggml's `block_q8_0`.
-    Q8_0 { d: Vec<f32>, qs: Vec<i8> },
+    Q8_0 {
+        d: Vec<f32>,
+        qs: Vec<i8>,
+    },
     F32(Vec<f32>),
 }
 
@@ -86,12 +93,11 @@ pub struct QMatrix {
 impl QMatrix {
     /// Reads the raw GGUF bytes of one tensor. `name` is only for error messages.
     pub fn from_ggml(name: &str, dtype: GgmlDType, rows: usize, cols: usize, bytes: &[u8]) -> Result<Self> {
-        let elems = rows
-            .checked_mul(cols)
-            .ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is too large")))?;
+        let elems =
+            rows.checked_mul(cols).ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is too large")))?;
         let expected = elems / dtype.block_size() * dtype.type_size();
         // Every llama matrix width is a multiple of 32; the kernels rely on it.
-        if cols % BLOCK != 0 {
+        if !cols.is_multiple_of(BLOCK) {
             return Err(EngineError::InvalidModel(format!(
                 "tensor {name} has {cols} columns, not a multiple of the {BLOCK}-element block"
             )));
@@ -123,9 +129,9 @@ impl QMatrix {
                 }
                 Weights::Q8_0 { d, qs }
             }
-            GgmlDType::F32 => Weights::F32(
-                bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
-            ),
+            GgmlDType::F32 => {
+                Weights::F32(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+            }
             GgmlDType::F16 => Weights::F32(bytes.chunks_exact(2).map(|b| half_at(b, 0)).collect()),
             other => {
                 return Err(EngineError::InvalidModel(format!(

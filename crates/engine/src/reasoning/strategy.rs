@@ -7,7 +7,8 @@
 //! after a spent budget) are prompt, not generated output, and are not counted.
 
 use super::answer::{
-    canonical_answer, extract_answer, extract_leading_answer, has_answer_marker, is_correct, majority_vote, wilson_interval, VoteResult,
+    canonical_answer, extract_answer, extract_leading_answer, has_answer_marker, is_correct, majority_vote,
+    wilson_interval, VoteResult,
 };
 use super::tasks::Task;
 use crate::chat::{chat_tokens, Message, SystemPrompt};
@@ -97,7 +98,10 @@ impl RunConfig {
 pub fn prompt(task: &Task, strategy: Strategy) -> String {
     match strategy {
         Strategy::Direct => format!("{}\nReply with only the final answer, as: Answer: <answer>", task.question),
-        _ => format!("{}\nThink step by step. Then give the final answer on its own line, as: Answer: <answer>", task.question),
+        _ => format!(
+            "{}\nThink step by step. Then give the final answer on its own line, as: Answer: <answer>",
+            task.question
+        ),
     }
 }
 
