@@ -171,22 +171,52 @@ impl QMatrix {
     pub fn matmul_rows(&self, x: &[f32], n: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
         assert_eq!(x.len(), n * self.cols, "matmul: activation shape");
         assert_eq!(out.len(), n * self.rows, "matmul: output shape");
-        if n == 1 {
-            self.matvec(x, rows, out)
-        } else {
-            self.matmat(x, n, rows, out)
+        match n {
+            1 => self.matvec(x, rows, out),
+            2..=FEW_TOKENS => {
+                let mut t = 0;
+                while t < n {
+                    let nt = TOKEN_TILE.min(n - t);
+                    match nt {
+                        4 => self.matvec_few::<4>(x, t, rows.clone(), out),
+                        3 => self.matvec_few::<3>(x, t, rows.clone(), out),
+                        2 => self.matvec_few::<2>(x, t, rows.clone(), out),
+                        _ => self.matvec_few::<1>(x, t, rows.clone(), out),
+                    }
+                    t += nt;
+                }
+            }
+            _ => self.matmat(x, n, rows, out),
         }
+    }
+
+    /// A few tokens (verifying a speculative draft): as in `matvec`, each block is
+    /// dequantised into registers and used at once, here for `T` tokens starting at `t0`.
+    /// `matmat`'s dequantised-row buffer pays off only over many tokens.
+    fn matvec_few<const T: usize>(&self, x: &[f32], t0: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
+        let (blocks, cols) = (self.cols / BLOCK, self.cols);
+        with_blocks!(self, |block| {
+            for r in rows.clone() {
+                let mut acc = [F4::zero(); T];
+                for b in 0..blocks {
+                    let w = block(r, b);
+                    for (i, a) in acc.iter_mut().enumerate() {
+                        let xs = &x[(t0 + i) * cols + b * BLOCK..];
+                        let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
+                        *a = a.add(dot_block(w, &xb));
+                    }
+                }
+                for (i, a) in acc.iter().enumerate() {
+                    out[(t0 + i) * self.rows + r] = a.sum();
+                }
+            }
+        })
     }
 
     /// Decode: each weight is used once, so blocks are dequantised straight into
     /// registers and never stored; two rows share each load of the activations.
     fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
         let blocks = self.cols / BLOCK;
-        let dot_block = |w: [F4; 8], xb: &[F4; 8]| {
-            let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
-            let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
-            s.add(t)
-        };
         with_blocks!(self, |block| {
             let mut r = rows.start;
             while r + 1 < rows.end {
@@ -249,6 +279,17 @@ impl QMatrix {
     }
 }
 
+/// One block's dot product, summed as a tree so that the additions can overlap.
+#[inline(always)]
+fn dot_block(w: [F4; 8], xb: &[F4; 8]) -> F4 {
+    let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
+    let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
+    s.add(t)
+}
+
+/// Up to this many tokens go through the fused few-token kernel rather than `matmat`.
+const FEW_TOKENS: usize = 8;
+
 /// Activation rows per register tile (with `ROW_TILE` weight rows).
 const TOKEN_TILE: usize = 4;
 
@@ -284,7 +325,7 @@ mod tests {
 
     /// Our dequantisation and matmul against candle's own dequantiser plus a plain loop.
     fn check(dtype: GgmlDType) {
-        let (rows, cols, n) = (7, 96, 3);
+        let (rows, cols) = (7, 96);
         let dev = Device::Cpu;
         let data: Vec<f32> = (0..rows * cols).map(|i| ((i * 37 % 101) as f32 - 50.0) / 13.0).collect();
         let t = Tensor::from_vec(data, (rows, cols), &dev).unwrap();
@@ -296,13 +337,19 @@ mod tests {
             m.row_into(r, &mut row);
             assert_eq!(row, reference[r], "row {r} of {dtype:?} differs from candle's dequantisation");
         }
-        let x: Vec<f32> = (0..n * cols).map(|i| ((i * 17 % 23) as f32 - 11.0) / 7.0).collect();
-        let mut out = vec![0f32; n * rows];
-        m.matmul(&x, n, &mut out);
-        for t in 0..n {
-            for r in 0..rows {
-                let want: f32 = (0..cols).map(|c| reference[r][c] * x[t * cols + c]).sum();
-                assert!((out[t * rows + r] - want).abs() < 1e-4 * (1.0 + want.abs()), "{dtype:?} t={t} r={r}");
+        // One token (decode), a few (draft verification) and many (prefill) take different kernels.
+        for n in [1, 3, 6, 13] {
+            let x: Vec<f32> = (0..n * cols).map(|i| ((i * 17 % 23) as f32 - 11.0) / 7.0).collect();
+            let mut out = vec![0f32; n * rows];
+            m.matmul(&x, n, &mut out);
+            for t in 0..n {
+                for r in 0..rows {
+                    let want: f32 = (0..cols).map(|c| reference[r][c] * x[t * cols + c]).sum();
+                    assert!(
+                        (out[t * rows + r] - want).abs() < 1e-4 * (1.0 + want.abs()),
+                        "{dtype:?} n={n} t={t} r={r}"
+                    );
+                }
             }
         }
     }
