@@ -140,10 +140,9 @@ fn verdict(c: &Comparison) -> Option<impl IntoView> {
     Some(view! { <p class="verdict" data-testid="spec-verdict" data-faster=(s > 1.0).to_string()>{text}</p> })
 }
 
+/// The check, once a comparison with a draft has run to its end.
 fn lossless(c: &Comparison) -> Option<impl IntoView> {
-    if c.speedup().is_none() {
-        return None;
-    }
+    c.speedup()?;
     let (state, text) = match c.lossless() {
         Some(true) => ("pass", "Lossless: under greedy, the speculative text is identical to plain decoding's.".to_string()),
         Some(false) => ("fail", "The texts differ under greedy: speculation should never change them. Please report this.".to_string()),
