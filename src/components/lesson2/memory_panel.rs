@@ -11,7 +11,11 @@ pub fn MemoryPanel(lab: Lab) -> impl IntoView {
     let run = lab.cache_on;
     let kv_bytes = Signal::derive(move || run.with(|r| r.kv_bytes()).map(|b| b as f64));
     let series = Signal::derive(move || {
-        let points = run.with(|r| r.costs.iter().map(|c| (c.position as f64, c.kv_bytes as f64 / 1e6)).collect());
+        let per_position = lab.shape.with(|s| s.as_ref().map_or(0, |s| s.kv_bytes_per_position));
+        let points = match per_position {
+            0 => Vec::new(),
+            p => run.with(|r| r.costs.iter().map(|c| ((c.kv_bytes / p) as f64, c.kv_bytes as f64 / 1e6)).collect()),
+        };
         vec![Series { name: "KV cache", class: "series-a", points }]
     });
     view! {

@@ -36,6 +36,11 @@ pub fn ratio(v: f64) -> String {
     format!("{v:.2}×")
 }
 
+/// Small shares keep a decimal: 0.7%, not 1%.
 pub fn percent(v: f64) -> String {
-    format!("{:.0}%", v * 100.0)
+    if v < 0.1 {
+        format!("{:.1}%", v * 100.0)
+    } else {
+        format!("{:.0}%", v * 100.0)
+    }
 }
