@@ -2,7 +2,8 @@
 //! `Envelope`: the page numbers each `Request`, and every `Response` about it carries the
 //! same id. Lessons grow the protocol by adding variants here, and nowhere else.
 
-use engine::{SamplerSettings, StopReason};
+use engine::speculative::Draft;
+use engine::{Config, Message, SamplerSettings, StopReason};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,6 +41,28 @@ pub enum Request {
     },
     /// Remove the last `n` generated tokens (Lesson 1). Answered by `Rewound`.
     Rewind { n: usize },
+    // Lesson 2
+    /// The loaded model's shape, for the KV-cache formula. Answered by `StageShape`.
+    StageShape,
+    /// Generate from `prompt`, reporting what every token cost. Answered by `StagePrompt`,
+    /// `StageCost`… (one per token), then `StageDone`.
+    StageMeasure {
+        prompt: StagePrompt,
+        cache: CacheMode,
+        settings: SamplerSettings,
+        max_tokens: usize,
+    },
+    /// Generate from `prompt` one cycle at a time: with `draft`, each cycle drafts up to
+    /// `draft_len` tokens and verifies them in one pass; without, each cycle is one plain
+    /// step, timed the same way, so that the two compare. Answered by `StagePrompt`, one
+    /// `StageCost` (the first token, from the prefill), `StageCycle`…, then `StageDone`.
+    StageSpeculate {
+        prompt: StagePrompt,
+        settings: SamplerSettings,
+        draft: Option<Draft>,
+        draft_len: usize,
+        max_tokens: usize,
+    },
 }
 
 /// What the model is, once loaded.
@@ -115,11 +138,96 @@ pub enum Response {
     Crashed {
         message: String,
     },
+    // Lesson 2
+    /// The model's hyper-parameters, and the bytes one position takes in the KV cache.
+    StageShape {
+        config: Config,
+        kv_bytes_per_position: usize,
+    },
+    /// The prompt's tokens as text; the first `reused` came from the cache.
+    StagePrompt {
+        tokens: Vec<String>,
+        reused: usize,
+    },
+    StageCost {
+        cost: TokenCost,
+    },
+    StageCycle {
+        cycle: CycleReport,
+    },
+    /// The end of a measured generation: the whole text and why it stopped.
+    StageDone {
+        text: String,
+        stop: StopReason,
+    },
 }
 
 impl Response {
     /// Whether this is the last response to its request.
     pub fn is_final(&self) -> bool {
-        !matches!(self, Response::Progress { .. } | Response::Token { .. })
+        !matches!(
+            self,
+            Response::Progress { .. }
+                | Response::Token { .. }
+                | Response::StagePrompt { .. }
+                | Response::StageCost { .. }
+                | Response::StageCycle { .. }
+        )
     }
+}
+
+// Lesson 2: the types its requests and responses carry.
+
+/// A prompt for Lesson 2's measurements.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum StagePrompt {
+    /// Messages through the chat template, with its default system prompt.
+    Chat(Vec<Message>),
+    /// Raw text for the model to continue.
+    Raw(String),
+    /// Exactly this many tokens of the lesson's own text: prompts of exact lengths.
+    Filler(usize),
+}
+
+/// How a measured generation uses the KV cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CacheMode {
+    /// Keep the cached keys and values of the prompt's common prefix with the last context.
+    Reuse,
+    /// Start from an empty cache.
+    Cold,
+    /// No cache: every step recomputes the whole sequence.
+    Off,
+}
+
+/// What one token cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenCost {
+    /// 1-based position of the token in the sequence (prompt, then generated tokens).
+    pub position: usize,
+    /// The text it completes in the stream.
+    pub piece: String,
+    /// Forward passes and sampling for this token: the prefill for the first one.
+    pub ms: f64,
+    /// Tokens run through the model for it.
+    pub computed: usize,
+    /// Bytes of keys and values cached after it.
+    pub kv_bytes: usize,
+}
+
+/// One draft-and-verify cycle, with token texts for the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CycleReport {
+    pub drafted: Vec<String>,
+    /// How many leading drafts the target accepted.
+    pub accepted: usize,
+    /// The target's own token after them (a correction, or a bonus when all were accepted).
+    pub target: Option<String>,
+    /// The text the cycle added, and how many tokens.
+    pub text: String,
+    pub tokens: usize,
+    pub draft_ms: f64,
+    pub verify_ms: f64,
+    /// The whole cycle as the worker timed it: draft, verify, acceptance, bookkeeping.
+    pub ms: f64,
 }

@@ -6,3 +6,4 @@ pub mod lesson;
 pub mod not_found;
 pub mod playground;
 pub mod reading;
+pub mod stages;

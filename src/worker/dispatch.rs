@@ -1,7 +1,7 @@
 //! Routes each request to its handler. Every failure becomes an `Error` response for that
 //! request, so the page always hears back and the worker keeps serving.
 
-use super::{generate, lesson_one, load_model, post::post, state};
+use super::{generate, lesson_one, lesson_two, load_model, post::post, state};
 use crate::protocol::{Envelope, Request, Response};
 use wasm_bindgen_futures::spawn_local;
 
@@ -46,5 +46,20 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
         Request::Force { token, settings } => lesson_one::step(id, Some(token), &settings),
         Request::Rewind { n } => lesson_one::rewind(id, n),
         Request::Cancel { .. } => unreachable!("handled above"),
+        // Lesson 2
+        Request::StageShape => lesson_two::shape(),
+        Request::StageMeasure {
+            prompt,
+            cache,
+            settings,
+            max_tokens,
+        } => lesson_two::measure(id, &prompt, cache, &settings, max_tokens).await,
+        Request::StageSpeculate {
+            prompt,
+            settings,
+            draft,
+            draft_len,
+            max_tokens,
+        } => lesson_two::speculate(id, &prompt, &settings, draft, draft_len, max_tokens).await,
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{post::post, prompt::prompt_ids, state, yield_now::yield_now};
 use crate::protocol::Response;
-use engine::{SamplerSettings, StopReason};
+use engine::{SamplerSettings, Session, Step, StopReason};
 
 /// Prompt tokens computed per slice: about a tenth of a second in the browser.
 pub const PREFILL_SLICE: usize = 16;
@@ -30,42 +30,19 @@ pub async fn generate(
         return Ok(done(String::new(), 0, StopReason::Cancelled));
     }
 
-    // Kept here as well as in the session: a cancelled request may have lost the session.
-    let mut text = String::new();
-    let mut tokens = 0;
-    let stop = loop {
-        if tokens >= max_tokens {
-            break StopReason::MaxTokens;
-        }
-        let step = state::with(|s| match s.owned(id) {
-            None => Ok(None),
-            Some(session) if session.tokens().len() >= session.max_context() => Ok(Some(None)),
-            Some(session) => session
-                .step(settings)
-                .map(|step| Some(Some(step)))
-                .map_err(|e| e.to_string()),
-        })?;
-        let step = match step {
-            None => break StopReason::Cancelled,
-            Some(None) => break StopReason::ContextFull,
-            Some(Some(step)) => step,
-        };
-        tokens += 1;
-        text.push_str(&step.piece);
+    let Decoded { text, tokens, stop } = decode(id, settings, max_tokens, |step, _| {
+        let ms = step.forward_ms + step.sample_ms;
         post(
             id,
             Response::Token {
-                piece: step.piece,
+                piece: step.piece.clone(),
                 token: step.token,
                 prob: step.prob,
-                ms: step.forward_ms + step.sample_ms,
+                ms,
             },
-        );
-        if step.stop {
-            break StopReason::EndOfTurn;
-        }
-        yield_now().await;
-    };
+        )
+    })
+    .await?;
     let finished = state::with(|s| {
         s.owned(id).map(|session| {
             let t = session.timings();
@@ -80,6 +57,52 @@ pub async fn generate(
         })
     });
     Ok(finished.unwrap_or_else(|| done(text, tokens, stop)))
+}
+
+/// What a decode loop produced. Kept here as well as in the session: a cancelled request
+/// may have lost the session.
+pub struct Decoded {
+    pub text: String,
+    pub tokens: usize,
+    pub stop: StopReason,
+}
+
+/// Draws up to `max_tokens` tokens after the prefill, yielding between them; `on_step`
+/// sees each step and the session it was drawn in.
+pub async fn decode(
+    id: u32,
+    settings: &SamplerSettings,
+    max_tokens: usize,
+    mut on_step: impl FnMut(&Step, &Session),
+) -> Result<Decoded, String> {
+    let mut text = String::new();
+    let mut tokens = 0;
+    let stop = loop {
+        if tokens >= max_tokens {
+            break StopReason::MaxTokens;
+        }
+        let step = state::with(|s| match s.owned(id) {
+            None => Ok::<_, String>(None),
+            Some(session) if session.tokens().len() >= session.max_context() => Ok(Some(None)),
+            Some(session) => {
+                let step = session.step(settings).map_err(|e| e.to_string())?;
+                on_step(&step, session);
+                Ok(Some(Some(step)))
+            }
+        })?;
+        let step = match step {
+            None => break StopReason::Cancelled,
+            Some(None) => break StopReason::ContextFull,
+            Some(Some(step)) => step,
+        };
+        tokens += 1;
+        text.push_str(&step.piece);
+        if step.stop {
+            break StopReason::EndOfTurn;
+        }
+        yield_now().await;
+    };
+    Ok(Decoded { text, tokens, stop })
 }
 
 /// Computes the prompt in slices. False if the request lost the session meanwhile.

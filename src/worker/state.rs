@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     /// `performance.now()` of the worker's global scope.
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn performance_now() -> f64;
+    pub fn performance_now() -> f64;
 }
 
 #[derive(Default)]
@@ -43,7 +43,23 @@ impl State {
             .as_mut()
             .ok_or("The model is not loaded yet.")?;
         self.owner = id;
+        // Lesson 2 turns the cache off for its own runs; a cancelled one must not leave it off.
+        session.use_cache = true;
         Ok(session)
+    }
+
+    /// Like `take`, with a new session on the same model: an empty cache, for cold runs.
+    pub fn take_fresh(&mut self, id: u32) -> Result<&mut Session, String> {
+        let model = self.model()?.clone();
+        self.session = Some(Session::new(model, Box::new(performance_now)));
+        self.take(id)
+    }
+
+    pub fn model(&self) -> Result<&Arc<Model>, String> {
+        self.session
+            .as_ref()
+            .map(|s| s.model())
+            .ok_or_else(|| "The model is not loaded yet.".into())
     }
 
     /// The session, if request `id` still owns it.

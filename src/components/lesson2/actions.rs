@@ -1,0 +1,28 @@
+//! A panel's Run and Stop buttons. Run waits for the model and for any other panel's
+//! request (the engine does one thing at a time); Stop cancels this panel's request.
+
+use super::lab::Lab;
+use leptos::prelude::*;
+
+#[component]
+pub fn Actions(
+    lab: Lab,
+    panel: &'static str,
+    label: &'static str,
+    on_run: impl Fn() + 'static,
+    /// Whether the panel has what Run needs (besides a free engine).
+    #[prop(optional, into)]
+    enabled: Option<Signal<bool>>,
+) -> impl IntoView {
+    let enabled = move || enabled.is_none_or(|e| e.get());
+    view! {
+        <div class="actions">
+            <button type="button" class="run" data-testid=format!("{panel}-run") disabled=move || !lab.can_run() || !enabled() on:click=move |_| on_run()>
+                {label}
+            </button>
+            <button type="button" data-testid=format!("{panel}-stop") disabled=move || !lab.running_in(panel) on:click=move |_| lab.stop()>
+                "Stop"
+            </button>
+        </div>
+    }
+}

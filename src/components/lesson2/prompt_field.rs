@@ -1,0 +1,44 @@
+//! A prompt box, and whether it is a chat message (through the chat template, with its
+//! system prompt) or raw text that the model continues.
+
+use crate::protocol::StagePrompt;
+use engine::Message;
+use leptos::prelude::*;
+
+#[component]
+pub fn PromptField(
+    /// Prefix of the fields' ids and test ids.
+    id: &'static str,
+    text: RwSignal<String>,
+    chat: RwSignal<bool>,
+) -> impl IntoView {
+    view! {
+        <label for=format!("{id}-prompt")>"Prompt"</label>
+        <textarea
+            id=format!("{id}-prompt")
+            data-testid=format!("{id}-prompt")
+            rows="3"
+            prop:value=move || text.get()
+            on:input=move |ev| text.set(event_target_value(&ev))
+        ></textarea>
+        <fieldset class="mode">
+            <legend>"The prompt is"</legend>
+            <label>
+                <input type="radio" name=format!("{id}-mode") data-testid=format!("{id}-chat") prop:checked=move || chat.get() on:change=move |_| chat.set(true)/>
+                " a chat message (with the chat template and its system prompt)"
+            </label>
+            <label>
+                <input type="radio" name=format!("{id}-mode") data-testid=format!("{id}-raw") prop:checked=move || !chat.get() on:change=move |_| chat.set(false)/>
+                " raw text, continued"
+            </label>
+        </fieldset>
+    }
+}
+
+pub fn stage_prompt(text: String, chat: bool) -> StagePrompt {
+    if chat {
+        StagePrompt::Chat(vec![Message::user(&text)])
+    } else {
+        StagePrompt::Raw(text)
+    }
+}

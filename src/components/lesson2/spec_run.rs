@@ -1,0 +1,172 @@
+//! Speculative decoding against plain decoding, as measured: each run's cycles, and the
+//! figures derived from them. Both runs are timed by the worker the same way, per cycle
+//! (a plain cycle is one step), and only the tokens after the first count as decoding.
+
+use super::lab::Lab;
+use crate::protocol::{CycleReport, Request, Response, StagePrompt, TokenCost};
+use engine::speculative::Draft;
+use engine::{SamplerSettings, StopReason};
+use leptos::prelude::*;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpecRun {
+    /// The first token, from the prefill.
+    pub first: Option<TokenCost>,
+    pub cycles: Vec<CycleReport>,
+    pub text: String,
+    pub stop: Option<StopReason>,
+    pub error: Option<String>,
+}
+
+impl SpecRun {
+    pub fn complete(&self) -> bool {
+        matches!(
+            self.stop,
+            Some(StopReason::EndOfTurn | StopReason::MaxTokens | StopReason::ContextFull)
+        )
+    }
+
+    fn sum(&self, f: impl Fn(&CycleReport) -> f64) -> f64 {
+        self.cycles.iter().map(f).sum()
+    }
+
+    pub fn drafted(&self) -> usize {
+        self.cycles.iter().map(|c| c.drafted.len()).sum()
+    }
+
+    pub fn accepted(&self) -> usize {
+        self.cycles.iter().map(|c| c.accepted).sum()
+    }
+
+    /// accepted / drafted, once something was drafted.
+    pub fn acceptance_rate(&self) -> Option<f64> {
+        let drafted = self.drafted();
+        (drafted > 0).then(|| self.accepted() as f64 / drafted as f64)
+    }
+
+    /// Accepted drafts per cycle.
+    pub fn mean_accepted(&self) -> Option<f64> {
+        (!self.cycles.is_empty()).then(|| self.accepted() as f64 / self.cycles.len() as f64)
+    }
+
+    pub fn tokens_per_cycle(&self) -> Option<f64> {
+        (!self.cycles.is_empty()).then(|| self.decode_tokens() as f64 / self.cycles.len() as f64)
+    }
+
+    pub fn draft_ms(&self) -> f64 {
+        self.sum(|c| c.draft_ms)
+    }
+
+    pub fn verify_ms(&self) -> f64 {
+        self.sum(|c| c.verify_ms)
+    }
+
+    pub fn decode_ms(&self) -> f64 {
+        self.sum(|c| c.ms)
+    }
+
+    pub fn decode_tokens(&self) -> usize {
+        self.cycles.iter().map(|c| c.tokens).sum()
+    }
+
+    pub fn decode_tps(&self) -> Option<f64> {
+        let ms = self.decode_ms();
+        (ms > 0.0).then(|| self.decode_tokens() as f64 * 1000.0 / ms)
+    }
+
+    fn apply(&mut self, response: Response) {
+        match response {
+            Response::StagePrompt { .. } => {}
+            Response::StageCost { cost } => self.first = Some(cost),
+            Response::StageCycle { cycle } => self.cycles.push(cycle),
+            Response::StageDone { text, stop } => (self.text, self.stop) = (text, Some(stop)),
+            Response::Error { message } => self.error = Some(message),
+            other => self.error = Some(format!("Unexpected answer from the engine: {other:?}")),
+        }
+    }
+}
+
+/// What was compared: the same prompt and settings, with and without a draft.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Comparison {
+    pub draft: Option<Draft>,
+    pub draft_len: usize,
+    pub temperature: f32,
+    pub plain: SpecRun,
+    pub spec: SpecRun,
+}
+
+impl Comparison {
+    /// Speculative tokens/s over plain tokens/s, once both ran to their end.
+    pub fn speedup(&self) -> Option<f64> {
+        if self.draft.is_none() || !self.plain.complete() || !self.spec.complete() {
+            return None;
+        }
+        Some(self.spec.decode_tps()? / self.plain.decode_tps()?)
+    }
+
+    /// Under greedy, whether the two texts are identical (speculation must change nothing).
+    pub fn lossless(&self) -> Option<bool> {
+        let comparable = self.draft.is_some()
+            && self.temperature == 0.0
+            && self.plain.complete()
+            && self.spec.complete();
+        comparable.then(|| self.plain.text == self.spec.text)
+    }
+
+    /// Plain milliseconds per decoded token.
+    pub fn plain_ms_per_token(&self) -> Option<f64> {
+        self.plain.decode_tps().map(|tps| 1000.0 / tps)
+    }
+
+    /// A speculative cycle's mean time, in plain decode steps: the speed-up is tokens per
+    /// cycle divided by this.
+    pub fn cycle_cost_in_steps(&self) -> Option<f64> {
+        if self.spec.cycles.is_empty() {
+            return None;
+        }
+        Some(self.spec.decode_ms() / self.spec.cycles.len() as f64 / self.plain_ms_per_token()?)
+    }
+}
+
+/// Runs plain decoding, then (with a draft) speculative decoding, of the same prompt and
+/// settings, filling `comparison` as the cycles stream in.
+pub fn compare(
+    lab: Lab,
+    prompt: String,
+    settings: SamplerSettings,
+    draft: Option<Draft>,
+    draft_len: usize,
+    max_tokens: usize,
+    comparison: RwSignal<Comparison>,
+) {
+    let temperature = settings.temperature;
+    comparison.set(Comparison {
+        draft,
+        draft_len,
+        temperature,
+        ..Comparison::default()
+    });
+    let request = move |draft| Request::StageSpeculate {
+        prompt: StagePrompt::Chat(vec![engine::Message::user(&prompt)]),
+        settings: settings.clone(),
+        draft,
+        draft_len,
+        max_tokens,
+    };
+    let second = request(draft);
+    lab.send(PANEL, request(None), move |response| {
+        let last = response.is_final();
+        comparison.try_update(|c| c.plain.apply(response));
+        let plain_done = comparison
+            .try_with_untracked(|c| c.plain.complete())
+            .unwrap_or(false);
+        if last && plain_done && draft.is_some() {
+            lab.send(PANEL, second.clone(), move |response| {
+                comparison.try_update(|c| c.spec.apply(response));
+            });
+        }
+    });
+}
+
+pub const PANEL: &str = "spec";

@@ -1,0 +1,82 @@
+//! Time to first token against prompt length: prompts of exactly 16 to 1024 tokens (the
+//! lesson's own text, by token id), each from an empty cache.
+
+use super::actions::Actions;
+use super::lab::Lab;
+use super::line_chart::{LineChart, Series};
+use super::number::{ms, tps};
+use super::run::{measure, Run};
+use crate::protocol::{CacheMode, StagePrompt};
+use leptos::prelude::*;
+
+const PANEL: &str = "sweep";
+const LENGTHS: [usize; 4] = [16, 64, 256, 1024];
+
+/// One prompt length and its measured time to first token.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Point {
+    tokens: usize,
+    ttft_ms: f64,
+}
+
+#[component]
+pub fn SweepPanel(lab: Lab) -> impl IntoView {
+    let points = RwSignal::new(Vec::<Point>::new());
+    let current = RwSignal::new(Run::default());
+    let start = move || {
+        points.set(Vec::new());
+        sweep_from(lab, 0, current, points);
+    };
+    let series = Signal::derive(move || {
+        let pts = points.with(|p| p.iter().map(|p| (p.tokens as f64, p.ttft_ms)).collect());
+        vec![Series {
+            name: "time to first token",
+            class: "series-a",
+            points: pts,
+        }]
+    });
+    view! {
+        <section class="lab-panel" aria-labelledby="sweep-lab">
+            <h3 id="sweep-lab">"Measure it: time to first token against prompt length"</h3>
+            <p>
+                "Prompts of exactly 16, 64, 256 and 1024 tokens (this lesson's own text, cut by token), each from an empty cache. The longest takes a while; Stop ends the sweep."
+            </p>
+            <Actions lab=lab panel=PANEL label="Run the sweep" on_run=start/>
+            {move || current.with(|r| r.error.clone()).map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <LineChart testid="sweep-chart" caption="Time to first token against prompt length." x_label="prompt tokens" y_label="ms" series=series/>
+            <table class="numbers" data-testid="sweep-table">
+                <thead><tr><th scope="col">"Prompt tokens"</th><th scope="col">"Time to first token"</th><th scope="col">"Prefill speed"</th></tr></thead>
+                <tbody>
+                    {move || points.get().into_iter().map(|p| view! {
+                        <tr>
+                            <td>{p.tokens}</td>
+                            <td>{ms(p.ttft_ms)}</td>
+                            <td>{tps(p.tokens as f64 * 1000.0 / p.ttft_ms)}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+/// Measures `LENGTHS[i]`, then the next length, until the last or until one does not finish.
+fn sweep_from(lab: Lab, i: usize, current: RwSignal<Run>, points: RwSignal<Vec<Point>>) {
+    let Some(&tokens) = LENGTHS.get(i) else {
+        return;
+    };
+    measure(
+        lab,
+        PANEL,
+        StagePrompt::Filler(tokens),
+        CacheMode::Cold,
+        1,
+        current,
+        move |run| {
+            if let (true, Some(ttft_ms)) = (run.complete(), run.ttft_ms()) {
+                points.try_update(|p| p.push(Point { tokens, ttft_ms }));
+                sweep_from(lab, i + 1, current, points);
+            }
+        },
+    );
+}

@@ -1,0 +1,207 @@
+// Lesson 2 (/learn/stages) on the real model in headless Chromium: every panel measures
+// live, so the tests check that the figures are real numbers and compare ratios measured
+// in one run, never absolute times (the machine is shared and noisy). The tests run in
+// order on one page: the exercises are checked against the state the panels left.
+import assert from "node:assert/strict";
+import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { launch } from "./browser.mjs";
+import { serve } from "./static-server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const MINUTE = 60_000;
+// SmolLM2-135M: 2 × 30 layers × 3 KV heads × 64 head dims × 4 bytes per position.
+const KV_BYTES_PER_POSITION = 46_080;
+
+let server, browser, page;
+const consoleErrors = [];
+
+before(async () => {
+  server = await serve(join(ROOT, "dist"));
+  browser = await launch();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
+  page.on("pageerror", (error) => consoleErrors.push(error.message));
+  await page.goto(server.url + "/learn/stages");
+  await page.waitForSelector("[data-testid=model-status][data-state=ready]", { timeout: 3 * MINUTE });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const id = (testid) => `[data-testid=${testid}]`;
+const value = async (testid) => Number(await page.getAttribute(id(testid), "data-value"));
+const state = (testid) => page.getAttribute(id(testid), "data-state");
+
+/** Clicks a panel's Run and waits until the panel (and any chain it started) is idle again. */
+async function run(panel, { timeout = 2 * MINUTE } = {}) {
+  await page.click(id(`${panel}-run`));
+  await page.waitForSelector(`${id(`${panel}-stop`)}:disabled`, { timeout });
+  await page.waitForSelector(`${id(`${panel}-run`)}:enabled`, { timeout });
+}
+
+/** The dots of one series of a chart, as [x, y]. */
+const points = (chart, series) =>
+  page.$$eval(`${id(chart)} g[data-series="${series}"] circle`, (dots) => dots.map((d) => [Number(d.dataset.x), Number(d.dataset.y)]));
+
+const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+
+async function check(exercise) {
+  await page.click(id(`${exercise}-check`));
+  return state(`${exercise}-result`);
+}
+
+test("prefill and decode: the timeline, the two speeds and the per-token chart come from a real run", { timeout: 3 * MINUTE }, async () => {
+  await page.fill(id("timeline-max-tokens"), "12");
+  await run("timeline");
+  for (const readout of ["ttft-ms", "prefill-tps", "decode-tps"]) {
+    assert.ok((await value(readout)) > 0, `${readout} has a positive data-value`);
+  }
+  assert.equal(await page.$$eval(`${id("timeline")} rect`, (r) => r.length), 12, "one block for the prefill, one per later token");
+  const latency = await points("token-latency-chart", "each token after the first");
+  assert.equal(latency.length, 11);
+  assert.ok(latency.every(([, ms]) => ms > 0));
+  assert.notEqual((await page.textContent(id("timeline-output"))).trim(), "");
+});
+
+test("the prompt-length sweep charts time to first token, and Stop cancels it mid-prompt", { timeout: 4 * MINUTE }, async () => {
+  await page.click(id("sweep-run"));
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=sweep-table] tbody tr").length === 2, null, {
+    timeout: 2 * MINUTE,
+  });
+  // Now the 256-token prompt is being computed, slice by slice.
+  await page.click(id("sweep-stop"));
+  await page.waitForSelector(`${id("sweep-run")}:enabled`, { timeout: 15_000 });
+  await page.waitForTimeout(1000);
+  const sweep = await points("sweep-chart", "time to first token");
+  assert.deepEqual(
+    sweep.map(([tokens]) => tokens),
+    [16, 64],
+    "the sweep stopped after the two lengths it had finished",
+  );
+  assert.ok(sweep[1][1] > sweep[0][1], "a 64-token prompt takes longer to its first token than a 16-token one");
+});
+
+test("exercise checks fail before the KV panel has measured anything", async () => {
+  await page.fill(id("doubling-position"), "5");
+  assert.equal(await check("ex-cache-off"), "fail");
+});
+
+test("KV cache: without it later tokens cost more, the texts are identical, and the cache's size is live", { timeout: 3 * MINUTE }, async () => {
+  assert.equal(await page.inputValue(id("cache-prompt")), "Once");
+  await page.fill(id("cache-max-tokens"), "16");
+  assert.ok(await page.isChecked(id("kv-cache-toggle")));
+  await run("cache");
+  // Sixteen tokens after a one-token prompt: 16 positions cached after the last step.
+  assert.equal(await value("kv-bytes"), 16 * KV_BYTES_PER_POSITION);
+  assert.match(await page.textContent(id("kv-formula")), /2 × 30 layers × 3 KV heads × 64 head dims × 16 positions × 4 bytes = 737,280 bytes/);
+  const kv = await points("kv-chart", "KV cache");
+  assert.equal(kv.length, 16);
+  assert.ok(kv.every(([positions, mb]) => Math.round(mb * 1e6) === positions * KV_BYTES_PER_POSITION), "the size grows by one position's bytes per token");
+
+  await page.click(id("kv-cache-toggle"));
+  assert.equal(await page.isChecked(id("kv-cache-toggle")), false);
+  await run("cache");
+  assert.equal(await state("cache-identical"), "pass", "greedy texts with and without the cache are identical");
+
+  const on = await points("cache-chart", "with the KV cache");
+  const off = await points("cache-chart", "without it");
+  assert.equal(on.length, 15);
+  assert.deepEqual(off.map(([x]) => x), on.map(([x]) => x), "the same positions in both runs");
+  const late = (series) => mean(series.slice(-3).map(([, ms]) => ms));
+  const early = (series) => mean(series.slice(0, 3).map(([, ms]) => ms));
+  // Without the cache the last steps recompute ~16 positions, with it one.
+  assert.ok(late(off) / late(on) > 1.5, `late tokens: without ÷ with = ${(late(off) / late(on)).toFixed(2)}`);
+  assert.ok(late(off) / early(off) > 1.5, `without the cache the cost grows: late ÷ early = ${(late(off) / early(off)).toFixed(2)}`);
+  assert.ok((await value("cache-last-ratio")) > 0);
+  assert.ok((await value("cache-off-total-ms")) > (await value("cache-on-total-ms")));
+});
+
+test("reuse across turns: the second turn reuses the first from the cache, and its first token comes sooner", { timeout: 3 * MINUTE }, async () => {
+  await run("turn1");
+  await run("turn2");
+  const reused = await value("reuse-reused");
+  const computed = await value("reuse-computed");
+  assert.ok(reused > 20 && computed > 0, `reused ${reused}, computed ${computed}`);
+  const chips = await page.$$eval(`${id("reuse-tokens")} .tok`, (t) => t.map((e) => e.className));
+  assert.equal(chips.length, reused + computed);
+  assert.equal(chips.filter((c) => c.includes("reused")).length, reused);
+  assert.ok((await value("reuse-ttft")) < (await value("cold-ttft")), "reuse beats a cold prefill of the same prompt");
+});
+
+/** Runs the speculative panel until its verdict is `faster` (timings are noisy), at most `tries` times. */
+async function speculate({ want, tries = 1 }) {
+  for (let i = 0; i < tries; i++) {
+    await run("spec", { timeout: 3 * MINUTE });
+    if ((await page.getAttribute(id("spec-verdict"), "data-faster")) === String(want)) return true;
+  }
+  return false;
+}
+
+test("speculative decoding with prompt lookup: cycles, acceptance, the lossless check and the measured speed-up", { timeout: 8 * MINUTE }, async () => {
+  assert.equal(await page.inputValue(id("spec-method")), "prompt-lookup");
+  await page.click(id("preset-list"));
+  const faster = await speculate({ want: true, tries: 4 });
+  assert.ok((await value("acceptance-rate")) > 0.5, "most drafts copied from the list are accepted");
+  assert.ok((await value("spec-speedup")) > 0);
+  assert.ok((await value("plain-tps")) > 0 && (await value("spec-tps")) > 0);
+  assert.equal(await state("spec-lossless"), "pass");
+  assert.ok((await page.$$(`${id("spec-cycles")} .tok.accepted`)).length > 0);
+  assert.ok((await page.$$(`${id("spec-cycles")} .tok.target`)).length > 0);
+  assert.ok(faster, "prompt lookup on a list to repeat beat plain decoding in one of four runs");
+  assert.equal(await check("ex-speculation-faster"), "pass");
+  await page.selectOption(id("slower-reason"), "rejected");
+  assert.equal(await check("ex-speculation-slower"), "fail", "a faster run does not answer the slower exercise");
+});
+
+test("speculative decoding with a shallow early-exit draft is slower, and the page says so", { timeout: 5 * MINUTE }, async () => {
+  await page.selectOption(id("spec-method"), "early-exit");
+  await page.fill(id("spec-max-tokens"), "24");
+  assert.ok(await speculate({ want: false }), "the verdict says speculation was slower");
+  assert.ok((await value("spec-speedup")) < 1);
+  assert.match(await page.textContent(id("spec-verdict")), /slower/);
+  assert.equal(await state("spec-lossless"), "pass");
+  assert.equal(await check("ex-speculation-faster"), "fail");
+  await page.selectOption(id("slower-reason"), "changed-text");
+  assert.equal(await check("ex-speculation-slower"), "fail");
+  await page.selectOption(id("slower-reason"), "rejected");
+  assert.equal(await check("ex-speculation-slower"), "pass", "eight of thirty layers guess the target's token rarely");
+});
+
+test("exercise: prompt and answer, checked by choices", async () => {
+  await page.selectOption(id("stage-for-prompt"), "decode");
+  await page.selectOption(id("stage-for-answer"), "prefill");
+  await page.selectOption(id("cache-reuses"), "weights");
+  assert.equal(await check("ex-prompt-and-answer"), "fail");
+  await page.selectOption(id("stage-for-prompt"), "prefill");
+  await page.selectOption(id("stage-for-answer"), "decode");
+  assert.equal(await check("ex-prompt-and-answer"), "fail", "the weights are not what the cache keeps");
+  await page.selectOption(id("cache-reuses"), "keys-values");
+  assert.equal(await check("ex-prompt-and-answer"), "pass");
+});
+
+test("exercise: the position where a token costs twice as much without the cache", async () => {
+  const on = await points("cache-chart", "with the KV cache");
+  const off = await points("cache-chart", "without it");
+  // The page's rule: the first of two positions running at twice the median cached cost.
+  const cached = on.map(([, ms]) => ms).sort((a, b) => a - b)[Math.floor(on.length / 2)];
+  const found = off.findIndex(([, ms], i) => ms >= 2 * cached && off[i + 1]?.[1] >= 2 * cached);
+  assert.ok(found >= 0, "the uncached cost doubled within the run");
+  await page.fill(id("doubling-position"), String(off[found][0]));
+  assert.equal(await check("ex-cache-off"), "pass");
+  await page.fill(id("doubling-position"), "1000");
+  assert.equal(await check("ex-cache-off"), "fail");
+});
+
+test("the lesson fits a 390 px wide screen, and nothing went to the console", async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+  assert.deepEqual(consoleErrors, []);
+});
