@@ -32,6 +32,16 @@ pub enum Request {
     Force { token: u32, settings: SamplerSettings },
     /// Remove the last `n` generated tokens (Lesson 1). Answered by `Rewound`.
     Rewind { n: usize },
+    // Lesson 1
+    /// The text of every token, by id, so that the page can label any candidate.
+    /// Answered by `Vocabulary`.
+    Vocabulary,
+    /// The session's context and its next-token logits (computed if missing), so that the
+    /// page can run the sampler itself. Answered by `Next`.
+    Next,
+    /// A continuation of `prompt`, generated in a fresh session with `settings` (their seed
+    /// starts the generator). Answered by `Continuation`.
+    Continue { prompt: String, chat: bool, settings: SamplerSettings, max_tokens: usize },
 }
 
 /// What the model is, once loaded.
@@ -77,6 +87,12 @@ pub enum Response {
     Error { message: String },
     /// The worker panicked (id 0): it cannot be trusted any more and must be restarted.
     Crashed { message: String },
+    // Lesson 1
+    Vocabulary { tokens: Vec<String> },
+    /// `context` holds the prompt's `prompt_len` tokens, then the generated ones.
+    Next { context: Vec<u32>, prompt_len: usize, logits: Vec<f32> },
+    /// `logprobs[i]` is the model's own ln-probability of `tokens[i]` (`Step::model_logprob`).
+    Continuation { text: String, tokens: Vec<u32>, logprobs: Vec<f32>, stop: StopReason },
 }
 
 impl Response {
