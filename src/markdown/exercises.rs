@@ -75,3 +75,26 @@ pub fn split(markdown: &str) -> (String, Vec<Exercise>) {
     }
     (text, exercises)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn exercises_leave_the_text_and_keep_their_parts() {
+        let md = "# L\n\n## Try it\n\nIntro.\n\n### Exercise: One {#ex-one}\n\n**Task:** Do it.\n\n**Hint:** Look.\nStill the hint.\n\n**Model answer:** Done.\n\nMore answer.\n\n## After\n\nText.\n";
+        let (text, ex) = split(md);
+        assert_eq!(text, "# L\n\n## Try it\n\nIntro.\n\n## After\n\nText.\n");
+        assert_eq!(
+            ex,
+            vec![Exercise {
+                id: "ex-one".into(),
+                title: "One".into(),
+                task: "Do it.".into(),
+                hint: "Look.\nStill the hint.".into(),
+                answer: "Done.\n\nMore answer.".into(),
+            }]
+        );
+    }
+}

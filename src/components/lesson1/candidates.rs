@@ -1,6 +1,6 @@
 //! The candidates shown, most likely first, one button each: its probability after the
 //! temperature (outline), its final probability (filled), the stage that cut it, and after
-//! "Sample 1000×" how often it was drawn (thin dark line). Clicking one forces that token.
+//! "Sample 1000×" how often it was drawn (thin line). Clicking one forces that token.
 
 use super::format::prob;
 use super::live::Live;

@@ -63,7 +63,7 @@ pub fn Sample() -> impl IntoView {
         <section class="sample" aria-labelledby="sample-title">
             <h3 id="sample-title">"Sample 1000×"</h3>
             <p class="hint">
-                "Draws the next token 1000 times from the final distribution, with the seed's generator and the engine's own draw, and shows the counts on the bars above (the thin dark line) against the probabilities."
+                "Draws the next token 1000 times from the final distribution, with the seed's generator and the engine's own draw, and shows the counts on the bars above (the thin line inside each bar) against the probabilities."
             </p>
             <button type="button" data-testid="sample" disabled=move || lesson.run.with(|r| r.is_none()) on:click=draw>
                 "Sample 1000×"

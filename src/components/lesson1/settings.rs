@@ -161,3 +161,41 @@ fn percent_encode(s: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn a_link_round_trips_settings_and_an_awkward_prompt() {
+        let s = SamplerSettings { temperature: 1.3, top_k: 7, top_p: 0.8, min_p: 0.02, repeat_penalty: 1.25, seed: 99, ..defaults() };
+        let prompt = "a&b=c + d %41 ü\n?";
+        let back = from_query(&format!("?{}", to_query(&s, prompt)));
+        assert_eq!(back, FromUrl { settings: s, prompt: prompt.into(), notices: vec![] });
+    }
+
+    #[wasm_bindgen_test]
+    fn form_encoding_and_unknown_keys() {
+        let got = from_query("prompt=two+words%21&utm_source=x&top_k=3&top_k=5");
+        assert_eq!((got.prompt.as_str(), got.settings.top_k, got.notices.len()), ("two words!", 5, 0));
+    }
+
+    #[wasm_bindgen_test]
+    fn bad_values_are_clamped_or_replaced_with_a_notice_each() {
+        let got = from_query("temperature=NaN&top_k=500&top_p=abc&min_p=-1&seed=1.5&repeat_penalty=inf&prompt=%FF%FEcat%");
+        let s = &got.settings;
+        assert_eq!((s.temperature, s.top_k, s.top_p, s.min_p, s.seed, s.repeat_penalty), (0.8, 100, 0.95, 0.0, 2, 1.0));
+        assert_eq!(got.prompt, "\u{FFFD}\u{FFFD}cat%");
+        assert_eq!(got.notices.len(), 7, "{:?}", got.notices);
+        assert!(got.notices[0].contains("temperature “NaN” is not a number (0–2): using 0.8"));
+        assert!(got.notices[4].contains("seed 1.5 is not a whole number: using 2"));
+    }
+
+    #[wasm_bindgen_test]
+    fn empty_and_overlong_prompts() {
+        assert_eq!(from_query("prompt=%20").prompt, DEFAULT_PROMPT);
+        let long = from_query(&format!("prompt={}", "a".repeat(MAX_PROMPT_CHARS + 5)));
+        assert_eq!((long.prompt.len(), long.notices.len()), (MAX_PROMPT_CHARS, 1));
+    }
+}

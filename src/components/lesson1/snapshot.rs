@@ -97,3 +97,36 @@ pub fn greyed_at(c: &Candidate, stage: Stage, order: &[Stage]) -> bool {
 fn count(all: &[Candidate], f: impl Fn(&Candidate) -> bool) -> usize {
     all.iter().filter(|c| f(c)).count()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn stage_counts_top_p_curve_and_min_p_line_follow_the_engine() {
+        // Softmax of [2, 1, 0, −1]: 0.6439, 0.2369, 0.0871, 0.0321.
+        let logits = [2.0f32, 1.0, 0.0, -1.0];
+        let s = SamplerSettings { temperature: 1.0, top_k: 0, top_p: 0.8, min_p: 0.5, ..SamplerSettings::default() };
+        let snap = Snapshot::new(&logits, &s, &[], 0, 4);
+        assert_eq!(snap.left, vec![(Stage::Greedy, 4), (Stage::TopK, 4), (Stage::TopP, 2), (Stage::MinP, 1)]);
+        let want = [0.6439, 0.8808, 0.9679, 1.0];
+        assert!(snap.top_p_cumulative.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-4), "{:?}", snap.top_p_cumulative);
+        assert!((snap.min_p_line - 0.5 * 0.6439).abs() < 1e-4);
+        assert_eq!((snap.eligible, snap.top[1].cut_by), (1, Some(Stage::MinP)));
+        assert!((snap.eligible_mass - 0.6439).abs() < 1e-4 && snap.least_eligible_prob == snap.eligible_mass);
+        assert!(greyed_at(&snap.top[2], Stage::TopP, &s.order) && !greyed_at(&snap.top[2], Stage::TopK, &s.order));
+    }
+
+    #[wasm_bindgen_test]
+    fn the_next_draw_is_the_seeds_nth_number() {
+        let logits: Vec<f32> = (0..50).map(|i| (i % 7) as f32 * 0.5).collect();
+        let s = SamplerSettings::plain(1.0, 5);
+        let dist = distribution(&logits, &s, &[]);
+        for n in 0..5 {
+            let snap = Snapshot::new(&logits, &s, &[], n, 10);
+            let u = Rng::at(5, n as u64).next_f64();
+            assert_eq!((snap.next_u, snap.next_token), (u, dist.draw(u)));
+        }
+    }
+}

@@ -124,3 +124,36 @@ fn ln_gamma(x: f64) -> f64 {
     let sum: f64 = G[0] + G[1..].iter().enumerate().map(|(i, g)| g / (x + i as f64 + 1.0)).sum::<f64>();
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn chi_square_survival_matches_tables() {
+        // (statistic, degrees of freedom, upper tail) from standard chi-square tables.
+        for (x, k, want) in [(3.841, 1.0, 0.05), (24.32, 7.0, 0.001), (10.0, 10.0, 0.4405), (1.0, 2.0, (-0.5f64).exp()), (0.5, 3.0, 0.9189)] {
+            let got = gamma_q(k / 2.0, x / 2.0);
+            assert!((got - want).abs() < 2e-4, "x={x}, k={k}: {got} vs {want}");
+        }
+    }
+
+    #[wasm_bindgen_test]
+    fn rare_outcomes_are_pooled() {
+        // Expected 50, 30, 16, 3, 1 of 100: the last two (4 together) join the third.
+        let cells = [(52, 0.5), (28, 0.3), (15, 0.16), (4, 0.03), (1, 0.01)];
+        let c = chi_square(&cells, 100).unwrap();
+        assert_eq!((c.categories, c.dof), (3, 2));
+        let want = 0.04 * 2.0 + (4.0f64 / 30.0) + (0.0f64 / 20.0);
+        assert!((c.statistic - want).abs() < 1e-9, "{}", c.statistic);
+        assert_eq!(chi_square(&[(100, 1.0)], 100), None, "one outcome: nothing to test");
+        assert!((total_variation(&[(60, 0.5), (40, 0.5)], 100) - 0.1).abs() < 1e-12);
+    }
+
+    #[wasm_bindgen_test]
+    fn distinct_2_counts_pairs_within_sequences() {
+        assert_eq!(distinct_2(&[vec![1, 2, 3, 1, 2], vec![1, 2]]), Some(0.6));
+        assert_eq!(distinct_2(&[vec![1], vec![]]), None);
+    }
+}

@@ -15,3 +15,15 @@ pub fn visible(text: &str) -> String {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::visible;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn whitespace_and_control_characters_show() {
+        assert_eq!(visible(" the\n\tx\u{7}"), "␣the↵⇥x\\u{7}");
+        assert_eq!(visible(""), "∅");
+    }
+}
