@@ -103,9 +103,11 @@ fn logits_panel(top: &[Candidate]) -> AnyView {
 fn softmax_panel(snap: &Snapshot, s: &SamplerSettings, pmax: f64) -> AnyView {
     let probs: Vec<f64> = snap.top.iter().map(|c| c.prob as f64).collect();
     let greyed: Vec<bool> = snap.top.iter().map(|c| greyed_at(c, Stage::Greedy, &s.order)).collect();
-    let (title, note) = match s.temperature {
-        t if t == 0.0 => ("2. T = 0: greedy".to_string(), "keeps only the most likely".to_string()),
-        t => (format!("2. Softmax at T = {t:.2}"), format!("entropy {:.2} bits", snap.entropy_bits)),
+    let t = s.temperature;
+    let (title, note) = if t == 0.0 {
+        ("2. T = 0: greedy".to_string(), "keeps only the most likely".to_string())
+    } else {
+        (format!("2. Softmax at T = {t:.2}"), format!("entropy {:.2} bits", snap.entropy_bits))
     };
     panel(title, note, bars(&probs, pmax, &greyed), ().into_any(), "softmax")
 }
