@@ -18,6 +18,7 @@ const SHELL = [
   "/base.css",
   "/controls.css",
   "/lesson2.css",
+  "/lesson1.css",
   "/favicon.svg",
 ];
 

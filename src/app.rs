@@ -4,8 +4,8 @@ use crate::bridge::Bridge;
 use crate::components::{header::Header, model_status::ModelStatusPanel};
 use crate::lessons::Lesson;
 use crate::pages::{
-    glossary::Glossary, home::Home, lesson::LessonPage, not_found::NotFound,
-    playground::Playground, reading::Reading, stages::StagesPage,
+    generation::GenerationPage, glossary::Glossary, home::Home, lesson::LessonPage,
+    not_found::NotFound, playground::Playground, reading::Reading, stages::StagesPage,
 };
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
@@ -30,7 +30,7 @@ fn App() -> impl IntoView {
             <main id="main" tabindex="-1">
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=Home/>
-                    <Route path=path!("/learn/generation") view=|| view! { <LessonPage lesson=Lesson::Generation/> }/>
+                    <Route path=path!("/learn/generation") view=GenerationPage/>
                     <Route path=path!("/learn/stages") view=StagesPage/>
                     <Route path=path!("/learn/reasoning") view=|| view! { <LessonPage lesson=Lesson::Reasoning/> }/>
                     <Route path=path!("/playground") view=Playground/>

@@ -63,6 +63,21 @@ pub enum Request {
         draft_len: usize,
         max_tokens: usize,
     },
+    // Lesson 1
+    /// The text of every token, by id, so that the page can label any candidate.
+    /// Answered by `Vocabulary`.
+    Vocabulary,
+    /// The session's context and its next-token logits (computed if missing), so that the
+    /// page can run the sampler itself. Answered by `Next`.
+    Next,
+    /// A continuation of `prompt`, generated in a fresh session with `settings` (their seed
+    /// starts the generator). Answered by `Continuation`.
+    Continue {
+        prompt: String,
+        chat: bool,
+        settings: SamplerSettings,
+        max_tokens: usize,
+    },
 }
 
 /// What the model is, once loaded.
@@ -158,6 +173,26 @@ pub enum Response {
     /// The end of a measured generation: the whole text and why it stopped.
     StageDone {
         text: String,
+        stop: StopReason,
+    },
+    Crashed {
+        message: String,
+    },
+    // Lesson 1
+    Vocabulary {
+        tokens: Vec<String>,
+    },
+    /// `context` holds the prompt's `prompt_len` tokens, then the generated ones.
+    Next {
+        context: Vec<u32>,
+        prompt_len: usize,
+        logits: Vec<f32>,
+    },
+    /// `logprobs[i]` is the model's own ln-probability of `tokens[i]` (`Step::model_logprob`).
+    Continuation {
+        text: String,
+        tokens: Vec<u32>,
+        logprobs: Vec<f32>,
         stop: StopReason,
     },
 }

@@ -2,6 +2,7 @@
 
 pub mod header;
 pub mod interactive;
+pub mod lesson1;
 pub mod lesson2;
 pub mod model_status;
 pub mod prose;

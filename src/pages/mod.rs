@@ -1,5 +1,6 @@
 //! One file per route.
 
+pub mod generation;
 pub mod glossary;
 pub mod home;
 pub mod lesson;

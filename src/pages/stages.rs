@@ -20,7 +20,7 @@ pub fn StagesPage() -> impl IntoView {
     let lesson = Lesson::Stages;
     set_title(&lesson.title());
     let lab = Lab::new();
-    let (prose, exercises, after) = exercises::split(lesson.markdown());
+    let (prose, exercises) = exercises::split(lesson.markdown());
     let html = to_html(&prose, lesson.slug());
     let mut parts = html.split(LAB_MARKER);
     let first = parts.next().unwrap_or_default().to_string();
@@ -39,7 +39,6 @@ pub fn StagesPage() -> impl IntoView {
                 <Prose html=first/>
                 {labs}
                 {exercises.into_iter().map(|exercise| view! { <ExerciseCard exercise=exercise lab=lab/> }).collect_view()}
-                <Prose html=to_html(&after, "stages-after")/>
             </div>
         </article>
     }

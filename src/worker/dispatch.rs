@@ -45,6 +45,14 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
         Request::Step { settings } => lesson_one::step(id, None, &settings),
         Request::Force { token, settings } => lesson_one::step(id, Some(token), &settings),
         Request::Rewind { n } => lesson_one::rewind(id, n),
+        Request::Vocabulary => lesson_one::vocabulary(),
+        Request::Next => lesson_one::next(id).await,
+        Request::Continue {
+            prompt,
+            chat,
+            settings,
+            max_tokens,
+        } => lesson_one::continuation(id, &prompt, chat, &settings, max_tokens).await,
         Request::Cancel { .. } => unreachable!("handled above"),
         // Lesson 2
         Request::StageShape => lesson_two::shape(),

@@ -260,13 +260,23 @@ pub fn distribution(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Dis
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Rng(u64);
 
+/// What SplitMix64 adds to its state on every draw.
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
 impl Rng {
     pub fn new(seed: u64) -> Self {
         Self(seed)
     }
 
+    /// `Rng::new(seed)` after `draws` draws, reached at once: the state only ever advances
+    /// by a constant. Lesson 1 draws the n-th generated token with `Rng::at(seed, n)`, so
+    /// that Rewind then Step draws the same number again, as a fresh run with that seed would.
+    pub fn at(seed: u64, draws: u64) -> Self {
+        Self(seed.wrapping_add(draws.wrapping_mul(GAMMA)))
+    }
+
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.0 = self.0.wrapping_add(GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

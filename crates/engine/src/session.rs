@@ -193,6 +193,11 @@ impl Session {
         self.logits.as_deref()
     }
 
+    /// Replaces the generator that the next draws use (Lesson 1 seeds every position itself).
+    pub fn set_rng(&mut self, rng: Rng) {
+        self.rng = rng;
+    }
+
     pub fn is_stop(&self, token: u32) -> bool {
         let tok = &self.model.tokenizer;
         token == tok.eos || Some(token) == tok.control_id("<|endoftext|>")

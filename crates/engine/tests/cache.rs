@@ -4,6 +4,7 @@ mod common;
 use common::*;
 use engine::kv_cache::KvCache;
 use engine::model::Logits;
+use engine::sampler::Rng;
 use engine::SamplerSettings;
 
 const TOL: f32 = 1e-4;
@@ -160,4 +161,26 @@ fn each_step_reports_the_models_own_log_probability() {
     let step = s.step(&SamplerSettings { temperature: 0.3, top_k: 2, ..SamplerSettings::default() }).unwrap();
     let want = dist.get(step.token).unwrap().prob.ln();
     assert!((step.model_logprob - want).abs() < 1e-4, "{} vs {want}", step.model_logprob);
+}
+
+#[test]
+fn a_generator_set_per_position_redraws_after_rewind_as_a_fresh_run_draws() {
+    let m = tiny();
+    let hot = SamplerSettings::plain(1.5, 7);
+    // A fresh run: one generator stream from the seed.
+    let mut fresh = session(m.clone());
+    fresh.start(&prompt(), 7).unwrap();
+    let want: Vec<u32> = (0..5).map(|_| fresh.step(&hot).unwrap().token).collect();
+    // Lesson 1: the n-th token drawn with the stream's n-th number, whatever happened before.
+    let mut s = session(m);
+    s.start(&prompt(), 0).unwrap();
+    let mut step = |s: &mut engine::Session| {
+        s.set_rng(Rng::at(7, s.generated() as u64));
+        s.step(&hot).unwrap().token
+    };
+    let first: Vec<u32> = (0..5).map(|_| step(&mut s)).collect();
+    assert_eq!(first, want);
+    s.rewind(3).unwrap();
+    let again: Vec<u32> = (0..3).map(|_| step(&mut s)).collect();
+    assert_eq!(again, want[2..]);
 }

@@ -203,3 +203,14 @@ fn bad_settings_get_clear_errors() {
     }
     assert!(SamplerSettings::default().validate().is_ok());
 }
+
+#[test]
+fn rng_at_reaches_the_nth_draw_directly() {
+    for seed in [0, 42, u64::MAX] {
+        let mut stream = Rng::new(seed);
+        for n in 0..50 {
+            let want = stream.next_u64();
+            assert_eq!(Rng::at(seed, n).next_u64(), want, "seed {seed}, draw {n}");
+        }
+    }
+}

@@ -21,9 +21,14 @@ pub fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
         "ex-speculation-slower" => view! { <speculation::Slower lab=lab/> }.into_any(),
         _ => view! { <p class="hint">"This exercise has no live check."</p> }.into_any(),
     };
+    // The heading, the task and the hint, rendered as the lesson's own Markdown.
+    let task = format!(
+        "### Exercise: {} {{#{}}}\n{}\n\n**Hint:** {}",
+        exercise.title, exercise.id, exercise.task, exercise.hint
+    );
     view! {
         <section class="exercise" data-testid=exercise.id.clone()>
-            <Prose html=to_html(&exercise.task, &exercise.id)/>
+            <Prose html=to_html(&task, &exercise.id)/>
             {check}
             <details>
                 <summary>"Model answer"</summary>

@@ -1,0 +1,23 @@
+//! Numbers as the lesson writes them.
+
+/// 49152 → "49,152".
+pub fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A probability with three decimals, or in scientific notation when that would read 0.000.
+pub fn prob(p: f64) -> String {
+    if p == 0.0 || p >= 0.0005 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
+    }
+}

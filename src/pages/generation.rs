@@ -1,0 +1,62 @@
+//! `/learn/generation`, Lesson 1: the lesson's text, its live tool where the text marks it
+//! (`<!-- interactive -->`), then its exercises, checked against the tool's state.
+
+use crate::app::set_title;
+use crate::bridge::{Bridge, ModelStatus};
+use crate::components::lesson1::{
+    candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
+    formula::Formula, live::Live, notices::Notices, readout::Readout, sample::Sample,
+    stages::Stages, stepper::Stepper, strip::TokenStrip, url,
+};
+use crate::components::prose::Prose;
+use crate::lessons::Lesson;
+use crate::markdown::exercises;
+use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
+use leptos::prelude::*;
+
+#[component]
+pub fn GenerationPage() -> impl IntoView {
+    let lesson = Lesson::Generation;
+    set_title(&lesson.title());
+    let (text, exercises) = exercises::split(lesson.markdown());
+    let html = to_html(&text, lesson.slug());
+    let (before, after) = match html.split_once(INTERACTIVE_MARKER) {
+        Some((before, after)) => (before.to_string(), after.to_string()),
+        None => (html, String::new()),
+    };
+
+    let bridge = expect_context::<Bridge>();
+    let live = Live::new(bridge, url::read());
+    provide_context(live);
+    url::keep(live.settings, live.prompt);
+    // Whenever the model is ready: at once, or after a restarted worker has reloaded it.
+    Effect::new(move |_| {
+        if matches!(bridge.status().get(), ModelStatus::Ready(_)) {
+            live.connect();
+        }
+    });
+    on_cleanup(move || {
+        live.auto.try_set(false);
+    });
+
+    view! {
+        <article class="lesson" data-testid="lesson-generation">
+            <Prose html=before/>
+            <section class="interactive lesson1" data-testid="interactive-generation" data-lesson="generation" aria-labelledby="tool-title">
+                <h2 id="tool-title">"Try it on the model"</h2>
+                <Notices/>
+                <Stepper/>
+                <TokenStrip/>
+                <Controls/>
+                <Readout/>
+                <Stages/>
+                <Candidates/>
+                <Sample/>
+                <Formula/>
+                <Compare/>
+            </section>
+            <Prose html=after/>
+            <Exercises list=exercises/>
+        </article>
+    }
+}

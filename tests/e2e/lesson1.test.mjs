@@ -1,0 +1,379 @@
+// Lesson 1 (/learn/generation) on the built site, in headless Chromium, against the real
+// model: the numbers on the page follow from the model's logits and the sampler's rules,
+// stepping talks to the engine, exercises are checked against the live state, and the
+// settings travel in the URL. One browser profile for the whole file; the tests run in order.
+import assert from "node:assert/strict";
+import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { launch } from "./browser.mjs";
+import { serve } from "./static-server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const MINUTE = 60_000;
+const LESSON = "/learn/generation";
+
+let server, browser, page;
+const consoleErrors = [];
+
+before(async () => {
+  server = await serve(join(ROOT, "dist"));
+  browser = await launch();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
+  page.on("pageerror", (error) => consoleErrors.push(error.message));
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens the lesson (with `query`) and waits for the first distribution. */
+async function open(query = "") {
+  await page.goto(server.url + LESSON + query);
+  await page.waitForSelector("[data-testid=prob-bar]", { timeout: 3 * MINUTE });
+  await idle();
+}
+
+/** Waits until no request is on its way (Step is enabled again, or the answer ended). */
+const idle = () =>
+  page.waitForFunction(() => {
+    const start = document.querySelector("[data-testid=start]");
+    return start && !start.disabled;
+  }, null, { timeout: 2 * MINUTE });
+
+/** Sets inputs as a learner's drag or typing does: a value, then an `input` event. */
+async function set(values) {
+  await page.evaluate((values) => {
+    for (const [id, value] of Object.entries(values)) {
+      const el = document.querySelector(`[data-testid=${id}]`);
+      el.value = String(value);
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+  }, values);
+}
+
+const NO_CUTS = { "top-k": 0, "top-p": 1, "min-p": 0, "repeat-penalty": 1 };
+
+/** The candidates' bars, as numbers. */
+const bars = () =>
+  page.$$eval("[data-testid=prob-bar]", (els) =>
+    els.map((el) => ({
+      id: Number(el.dataset.tokenId),
+      logit: Number(el.dataset.logit),
+      softmax: Number(el.dataset.softmax),
+      prob: Number(el.dataset.prob),
+      eligible: el.dataset.eligible,
+      cutBy: el.dataset.cutBy,
+      observed: el.dataset.observed === undefined ? undefined : Number(el.dataset.observed),
+    })),
+  );
+const eligibleCount = async () => Number(await page.textContent("[data-testid=eligible-count]"));
+const strip = () => page.$$eval("[data-testid=strip-token]", (els) => els.map((el) => ({ id: Number(el.dataset.tokenId), forced: el.dataset.forced })));
+const exercise = (id) => page.getAttribute(`[data-testid=exercise-${id}]`, "data-pass");
+
+async function step() {
+  const n = (await strip()).length;
+  await page.click("[data-testid=step]");
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=strip-token]").length === n + 1, n);
+  await idle();
+}
+
+async function rewind() {
+  const n = (await strip()).length;
+  await page.click("[data-testid=rewind]");
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=strip-token]").length === n - 1, n);
+  await idle();
+}
+
+const close = (a, b, rel = 1e-4) => Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b), 1e-30);
+
+test("the lesson loads the model and shows 20 candidates with every stage's data", { timeout: 4 * MINUTE }, async () => {
+  await open();
+  assert.equal((await page.textContent("main h1")).trim(), "Lesson 1: Generation controls");
+  const shown = await bars();
+  assert.equal(shown.length, 20);
+  assert.ok(shown.every((b, i) => i === 0 || b.logit <= shown[i - 1].logit), "most likely first");
+  assert.ok(shown.every((b) => ["none", "top-k", "top-p", "min-p"].includes(b.cutBy)));
+  assert.ok(shown.every((b) => (b.eligible === "true") === (b.cutBy === "none") && (b.eligible === "true" || b.prob === 0)));
+  assert.equal(await page.locator("figure.stage").count(), 6, "six stage charts");
+  const eligible = await eligibleCount();
+  assert.equal(eligible, shown.filter((b) => b.eligible === "true").length, "the defaults leave fewer than 20 eligible");
+  const finalSum = shown.reduce((s, b) => s + b.prob, 0);
+  assert.ok(Math.abs(finalSum - 1) < 1e-4, `final probabilities sum to ${finalSum}`);
+  const labelled = await page.$$eval("[data-testid=interactive-generation] input, [data-testid=interactive-generation] textarea", (els) =>
+    els.every((el) => el.labels.length > 0),
+  );
+  assert.ok(labelled, "every control has a label");
+});
+
+test("with top-k and top-p off, data-prob is softmax(data-logit / T) at T = 0.5, 1 and 1.5", { timeout: MINUTE }, async () => {
+  for (const t of [0.5, 1, 1.5]) {
+    await set({ ...NO_CUTS, temperature: t });
+    assert.equal(await eligibleCount(), 49152, "nothing is cut");
+    const shown = await bars();
+    // The softmax runs over the whole vocabulary, so the shown values are compared through
+    // ratios, in which the normaliser cancels: p_i / p_1 = exp((z_i − z_1) / T).
+    for (const b of shown) {
+      assert.equal(b.eligible, "true");
+      assert.ok(close(b.prob, b.softmax), `renormalising changes nothing: ${b.prob} vs ${b.softmax}`);
+      const want = Math.exp((b.logit - shown[0].logit) / t);
+      assert.ok(close(b.prob / shown[0].prob, want), `T=${t}, token ${b.id}: ${b.prob / shown[0].prob} vs ${want}`);
+    }
+  }
+});
+
+test("top-k = 3 leaves exactly 3 eligible, renormalised", { timeout: MINUTE }, async () => {
+  await set({ ...NO_CUTS, temperature: 1, "top-k": 3 });
+  assert.equal(await eligibleCount(), 3);
+  const shown = await bars();
+  assert.deepEqual(shown.map((b) => b.cutBy), ["none", "none", "none", ...Array(17).fill("top-k")]);
+  const kept = shown.slice(0, 3);
+  const mass = kept.reduce((s, b) => s + b.softmax, 0);
+  for (const b of kept) assert.ok(close(b.prob, b.softmax / mass), "final = softmax / kept mass");
+});
+
+test("top-p cuts where the cumulative probability first reaches p", { timeout: MINUTE }, async () => {
+  await set({ shown: 100 });
+  for (const [t, p] of [[0.7, 0.5], [0.7, 0.8], [1, 0.6]]) {
+    await set({ ...NO_CUTS, temperature: t, "top-p": p });
+    const shown = await bars();
+    const n = await eligibleCount();
+    assert.ok(n < shown.length, `all ${n} eligible are on screen`);
+    assert.ok(shown.slice(0, n).every((b) => b.cutBy === "none") && shown.slice(n).every((b) => b.cutBy === "top-p"));
+    const cumulative = shown.slice(0, n).reduce((s, b) => s + b.softmax, 0);
+    assert.ok(cumulative >= p - 1e-6, `T=${t} p=${p}: the kept ${n} reach ${cumulative}`);
+    assert.ok(cumulative - shown[n - 1].softmax < p, `T=${t} p=${p}: without the last they would not`);
+  }
+  await set({ shown: 20 });
+});
+
+test("1000 rapid slider moves end in the state of the last move", { timeout: MINUTE }, async () => {
+  await set({ ...NO_CUTS });
+  await page.evaluate(() => {
+    const input = (id, value) => {
+      const el = document.querySelector(`[data-testid=${id}]`);
+      el.value = String(value);
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    for (let i = 0; i < 1000; i++) {
+      input("temperature", ((i * 7) % 41) * 0.05);
+      input("top-p", 0.05 + ((i * 13) % 96) * 0.01);
+    }
+    input("temperature", 1.15);
+    input("top-p", 0.85);
+  });
+  const rapid = { bars: await bars(), eligible: await eligibleCount() };
+  assert.equal(await page.textContent("[data-testid=temperature-value]"), "1.15");
+  assert.equal(await page.textContent("[data-testid=top-p-value]"), "0.85");
+  await set({ temperature: 0.3, "top-p": 0.5 });
+  assert.notDeepEqual(await bars(), rapid.bars);
+  await set({ temperature: 1.15, "top-p": 0.85 });
+  assert.deepEqual({ bars: await bars(), eligible: await eligibleCount() }, rapid);
+});
+
+test("Step draws the token the page predicted; clicking a bar forces that token; Rewind removes it", { timeout: 2 * MINUTE }, async () => {
+  await page.click("[data-testid=reset]");
+  const predicted = Number(await page.getAttribute("[data-testid=next-draw]", "data-token-id"));
+  await step();
+  assert.equal((await strip()).at(-1).id, predicted, "the worker's draw matches the page's sampler");
+
+  const target = (await bars())[6];
+  await page.locator("[data-testid=prob-bar]").nth(6).click();
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=strip-token]").length === n, 2);
+  await idle();
+  const last = (await strip()).at(-1);
+  assert.deepEqual(last, { id: target.id, forced: "true" });
+
+  // The keyboard does the same: focus a bar, press Enter.
+  await page.locator("[data-testid=prob-bar]").nth(1).focus();
+  const second = (await bars())[1].id;
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=strip-token]").length === 3);
+  await idle();
+  assert.equal((await strip()).at(-1).id, second);
+
+  await rewind();
+  await rewind();
+  assert.deepEqual((await strip()).length, 1);
+});
+
+test("hovering or focusing a token shows the distribution it came from", { timeout: MINUTE }, async () => {
+  const token = page.locator("[data-testid=strip-token]").first();
+  const tip = page.locator(".token-strip .tok-tip").first();
+  assert.equal(await tip.isVisible(), false);
+  await token.focus();
+  assert.equal(await tip.isVisible(), true);
+  assert.match(await tip.textContent(), /Token 1: drawn, p = 0\.\d{3}/);
+  assert.ok((await tip.locator("li").count()) >= 2, "several candidates listed");
+});
+
+test("Auto-run steps until Pause", { timeout: 2 * MINUTE }, async () => {
+  const before = (await strip()).length;
+  await page.click("[data-testid=auto]");
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=strip-token]").length >= n + 3, before, { timeout: MINUTE });
+  await page.click("[data-testid=auto]");
+  await idle();
+  const paused = (await strip()).length;
+  await page.waitForTimeout(1000);
+  assert.equal((await strip()).length, paused, "nothing more after Pause");
+  assert.equal(await page.textContent("[data-testid=auto]"), "Auto-run");
+});
+
+test("Sample 1000× draws a histogram over the bars with a goodness of fit", { timeout: MINUTE }, async () => {
+  await set({ ...NO_CUTS, temperature: 1, "top-k": 5 });
+  await page.click("[data-testid=sample]");
+  await page.waitForSelector("[data-testid=sample-result]");
+  assert.equal(await page.getAttribute("[data-testid=sample-result]", "data-draws"), "1000");
+  const shown = await bars();
+  assert.ok(shown.every((b) => b.observed !== undefined), "every bar has its count");
+  assert.ok(shown.every((b) => b.eligible === "true" || b.observed === 0), "cut tokens are never drawn");
+  assert.equal(shown.reduce((s, b) => s + b.observed, 0), 1000, "all draws fell on the 5 eligible bars");
+  assert.match(await page.textContent("[data-testid=sample-result]"), /Chi-square = [\d.]+ with \d+ degrees of freedom .*: p = /);
+  const p = Number(await page.getAttribute("[data-testid=sample-result]", "data-p-value"));
+  assert.ok(p > 0 && p <= 1, `p-value ${p}`);
+  // A new setting retires the sample: it described the old distribution.
+  await set({ "top-k": 6 });
+  assert.equal(await page.$("[data-testid=sample-result]"), null);
+});
+
+test("Compare: two settings, the same seeds, texts with distinct-2 and mean log-probability; stepping resumes after", { timeout: 3 * MINUTE }, async () => {
+  const before = await strip();
+  await set({ "compare-count": 2, "compare-max-tokens": 6 });
+  await page.click("[data-testid=compare-run]");
+  await page.waitForFunction(() => document.querySelector("[data-testid=compare-b]").dataset.continuations === "2", null, { timeout: 2 * MINUTE });
+  await idle();
+  for (const side of ["a", "b"]) {
+    const box = page.locator(`[data-testid=compare-${side}]`);
+    assert.equal(await box.locator(".continuation").count(), 2);
+    const d2 = Number(await box.getAttribute("data-distinct2"));
+    const mean = Number(await box.getAttribute("data-mean-logprob"));
+    assert.ok(d2 > 0 && d2 <= 1, `distinct-2 ${d2}`);
+    assert.ok(mean < 0, `mean log-probability ${mean}`);
+    assert.match(await box.textContent(), /seed \d+ · \d+ tokens/);
+  }
+  assert.deepEqual(await strip(), before, "the stepping run is back as it was");
+  await step();
+});
+
+test("each exercise's check passes on a right state and fails on a wrong one", { timeout: 2 * MINUTE }, async () => {
+  await page.click("[data-testid=forget-progress]").catch(() => {});
+  await page.click("[data-testid=reset]");
+  for (const id of ["varied-but-plausible", "deterministic", "top-k-three", "top-p-ninety"]) {
+    assert.equal(await exercise(`ex-${id}`), "false", `${id} is not solved by the defaults`);
+  }
+
+  await set({ ...NO_CUTS, temperature: 1.5 });
+  assert.equal(await exercise("ex-varied-but-plausible"), "false", "hot, but nothing cuts the tail");
+  await set({ "top-p": 0.9 });
+  assert.equal(await exercise("ex-varied-but-plausible"), "true");
+
+  await set({ ...NO_CUTS, temperature: 1, "top-k": 3, "top-p": 0.95 });
+  assert.equal(await exercise("ex-top-k-three"), "false", "top-p also cuts");
+  await set({ "top-p": 1 });
+  assert.equal(await exercise("ex-top-k-three"), "true");
+  await set({ temperature: 0 });
+  assert.equal(await exercise("ex-top-k-three"), "false", "greedy leaves one");
+
+  await set({ ...NO_CUTS, temperature: 1, "top-p": 0.9, "top-k": 40 });
+  assert.equal(await exercise("ex-top-p-ninety"), "false", "top-k also cuts");
+  await set({ "top-k": 0, "top-p": 0.97 });
+  assert.equal(await exercise("ex-top-p-ninety"), "false", "more than the fewest");
+  await set({ "top-p": 0.9 });
+  assert.equal(await exercise("ex-top-p-ninety"), "true");
+
+  // Deterministic, the seeded way: the same draws again after Rewind.
+  await set({ temperature: 0.8 });
+  assert.equal(await exercise("ex-deterministic"), "false");
+  const drawn = [];
+  for (let i = 0; i < 3; i++) await step();
+  drawn.push(...(await strip()).slice(-3));
+  for (let i = 0; i < 3; i++) await rewind();
+  for (let i = 0; i < 3; i++) await step();
+  assert.deepEqual((await strip()).slice(-3), drawn, "the same seed drew the same tokens");
+  assert.equal(await exercise("ex-deterministic"), "true");
+  // And the greedy way.
+  await set({ seed: 7 });
+  assert.equal(await page.getAttribute("[data-testid=exercise-ex-deterministic]", "data-done"), "true");
+  await set({ temperature: 0 });
+  assert.equal(await exercise("ex-deterministic"), "true");
+  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 4/);
+});
+
+test("a link with settings reproduces them, and progress survives the reload", { timeout: 4 * MINUTE }, async () => {
+  await set({ temperature: 1.3, "top-k": 7, "top-p": 0.8, "min-p": 0.02, seed: 99 });
+  await page.fill("[data-testid=prompt]", "Name a colour.");
+  await page.click("[data-testid=start]");
+  await idle();
+  await page.waitForFunction(() => location.search.includes("Name%20a%20colour."));
+  const link = await page.evaluate(() => location.pathname + location.search);
+  assert.match(link, /temperature=1\.3&top_k=7&top_p=0\.8&min_p=0\.02&repeat_penalty=1&seed=99&prompt=Name%20a%20colour\./);
+  const shown = await bars();
+
+  await page.goto("about:blank");
+  await open(link.slice(LESSON.length));
+  const values = await page.$$eval("[data-testid=interactive-generation] input", (els) => Object.fromEntries(els.map((e) => [e.dataset.testid, e.value])));
+  assert.deepEqual(
+    { t: values.temperature, k: values["top-k"], p: values["top-p"], m: values["min-p"], seed: values.seed },
+    { t: "1.3", k: "7", p: "0.8", m: "0.02", seed: "99" },
+  );
+  assert.match(await page.textContent(".strip-prompt"), /Name a colour\./);
+  assert.deepEqual(await bars(), shown, "the same distribution");
+  assert.equal(await page.$("[data-testid=url-notice]"), null);
+  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 4/);
+});
+
+test("bad values in a link are clamped with a visible notice, and the page works", { timeout: 4 * MINUTE }, async () => {
+  await open("?temperature=NaN&top_k=500&top_p=abc&min_p=-1&seed=1.5&prompt=%FF%FEcat");
+  const notice = await page.textContent("[data-testid=url-notice]");
+  assert.match(notice, /temperature “NaN” is not a number \(0–2\): using 0\.8/);
+  assert.match(notice, /top_k 500 is outside 0–100: using 100/);
+  assert.match(notice, /top_p “abc” is not a number/);
+  assert.match(notice, /min_p -1 is outside 0–0\.5: using 0/);
+  assert.match(notice, /seed 1\.5 is not a whole number: using 2/);
+  assert.match(notice, /prompt was not valid UTF-8/);
+  const values = await page.$$eval("[data-testid=interactive-generation] input", (els) => Object.fromEntries(els.map((e) => [e.dataset.testid, e.value])));
+  assert.deepEqual([values.temperature, values["top-k"], values["top-p"], values["min-p"], values.seed], ["0.8", "100", "0.95", "0", "2"]);
+  assert.match(await page.textContent(".strip-prompt"), /��cat/);
+  await step();
+
+  await open("?prompt=%20%20");
+  assert.match(await page.textContent("[data-testid=url-notice]"), /prompt is empty: using the default prompt/);
+  // An empty prompt typed in: a message, and the run so far stays.
+  await page.fill("[data-testid=prompt]", "   ");
+  await page.click("[data-testid=start]");
+  assert.match(await page.textContent("[data-testid=lesson-error]"), /Type a prompt first/);
+  assert.equal((await bars()).length, 20);
+  await step();
+});
+
+test("a run from the prompt draws what the Playground generates with the same seed and settings", { timeout: 4 * MINUTE }, async () => {
+  await open("?temperature=0.8&top_k=40&top_p=0.9&min_p=0&repeat_penalty=1&seed=42&prompt=Suggest%20a%20name%20for%20a%20pet%20cat.");
+  for (let i = 0; i < 6; i++) await step();
+  const stepped = await page.$$eval("[data-testid=strip-token]", (els) => els.map((e) => e.textContent).join(""));
+
+  await page.goto(server.url + "/playground");
+  await page.waitForSelector("[data-testid=model-status][data-state=ready]", { timeout: 3 * MINUTE });
+  await page.fill("[data-testid=prompt]", "Suggest a name for a pet cat.");
+  await set({ temperature: 0.8, "top-k": 40, "top-p": 0.9, seed: 42, "max-tokens": 6 });
+  await page.click("[data-testid=generate]");
+  await page.waitForSelector("[data-testid=summary]", { timeout: 2 * MINUTE });
+  const generated = await page.textContent("[data-testid=output]");
+  assert.equal(stepped.replaceAll("␣", " ").replaceAll("↵", "\n"), generated);
+  await open();
+});
+
+test("the lesson fits a 390 px wide screen", { timeout: MINUTE }, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `${width} px wide`);
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
+
+test("no errors reached the console", () => {
+  assert.deepEqual(consoleErrors, []);
+});
