@@ -175,9 +175,6 @@ pub enum Response {
         text: String,
         stop: StopReason,
     },
-    Crashed {
-        message: String,
-    },
     // Lesson 1
     Vocabulary {
         tokens: Vec<String>,

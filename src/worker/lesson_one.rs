@@ -73,7 +73,7 @@ pub fn rewind(id: u32, n: usize) -> Result<Response, String> {
 
 pub fn vocabulary() -> Result<Response, String> {
     state::with(|s| {
-        let model = s.model().ok_or("The model is not loaded yet.")?;
+        let model = s.model()?;
         // One text per logit, in the logits' order.
         let tokens = (0..model.config.vocab as u32)
             .map(|id| model.tokenizer.token_text(id))

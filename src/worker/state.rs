@@ -36,11 +36,6 @@ impl State {
         self.owner = 0;
     }
 
-    /// The model, for requests that only read it (they leave the session's owner alone).
-    pub fn model(&self) -> Option<&Arc<Model>> {
-        self.session.as_ref().map(|s| s.model())
-    }
-
     /// Makes request `id` the session's owner, stopping whichever request held it.
     pub fn take(&mut self, id: u32) -> Result<&mut Session, String> {
         let session = self
