@@ -54,7 +54,12 @@ fn main() {
         ("ascii", 0, b"Hello world! 123 the answer is 42."),
         ("chatml-special", 1, b"<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"),
         ("chatml-plain", 0, b"<|im_start|>user\nhi<|im_end|>\n"),
-        ("unicode", 0, "caf\u{e9} na\u{ef}ve \u{4f60}\u{597d} \u{1f44b}\u{1f3fd} \u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}".as_bytes()),
+        (
+            "unicode",
+            0,
+            "caf\u{e9} na\u{ef}ve \u{4f60}\u{597d} \u{1f44b}\u{1f3fd} \u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}"
+                .as_bytes(),
+        ),
         ("whitespace", 0, b"  runs   of\tspaces\r\n\n and 3.14159  "),
         ("invalid-utf8", 2, b"ok \xff\xfe \xe2\x82 \xf0\x9f\x98 \xc3\x28 end"),
         ("truncated-char", 2, b"\xe4\xbd"),

@@ -11,8 +11,20 @@ use engine::sampler::{distribution, SamplerSettings, Stage};
 use libfuzzer_sys::fuzz_target;
 
 const SPECIAL: [f32; 14] = [
-    0.0, -0.0, 1.0, -1.0, 10.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MIN, f32::MAX,
-    f32::MIN_POSITIVE, 1e-45, 1.0 + f32::EPSILON, 10.000001,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    10.0,
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::MIN,
+    f32::MAX,
+    f32::MIN_POSITIVE,
+    1e-45,
+    1.0 + f32::EPSILON,
+    10.000001,
 ];
 
 /// Mostly a value in [lo, hi], sometimes a special value, sometimes any bit pattern.
@@ -27,7 +39,14 @@ fn float(u: &mut Unstructured, lo: f32, hi: f32) -> Result<f32> {
 fn settings(u: &mut Unstructured) -> Result<SamplerSettings> {
     const PERMS: [[Stage; 3]; 6] = {
         use Stage::*;
-        [[TopK, TopP, MinP], [TopK, MinP, TopP], [TopP, TopK, MinP], [TopP, MinP, TopK], [MinP, TopK, TopP], [MinP, TopP, TopK]]
+        [
+            [TopK, TopP, MinP],
+            [TopK, MinP, TopP],
+            [TopP, TopK, MinP],
+            [TopP, MinP, TopK],
+            [MinP, TopK, TopP],
+            [MinP, TopP, TopK],
+        ]
     };
     const STAGES: [Stage; 4] = [Stage::Greedy, Stage::TopK, Stage::TopP, Stage::MinP];
     Ok(SamplerSettings {
@@ -65,9 +84,8 @@ fuzz_target!(|data: &[u8]| {
         };
         logits.push(l);
     }
-    let history: Vec<u32> = (0..u.int_in_range(0..=100).unwrap_or(0))
-        .map(|_| u.int_in_range(0..=n as u32 + 5).unwrap_or(0))
-        .collect();
+    let history: Vec<u32> =
+        (0..u.int_in_range(0..=100).unwrap_or(0)).map(|_| u.int_in_range(0..=n as u32 + 5).unwrap_or(0)).collect();
     let draws: Vec<f64> = (0..8).map(|_| u.arbitrary::<u32>().unwrap_or(0) as f64 / 4294967296.0).collect();
 
     let d = distribution(&logits, &s, &history);

@@ -18,7 +18,8 @@ use std::sync::OnceLock;
 fn tokenizer() -> &'static Tokenizer {
     static T: OnceLock<Tokenizer> = OnceLock::new();
     T.get_or_init(|| {
-        let tiny = TinyModel { layers: 1, heads: 2, kv_heads: 1, embedding: 32, ffn: 64, context: 64, ..TinyModel::default() };
+        let tiny =
+            TinyModel { layers: 1, heads: 2, kv_heads: 1, embedding: 32, ffn: 64, context: 64, ..TinyModel::default() };
         Model::from_gguf_bytes(&tiny.to_gguf()).expect("the tiny model loads").tokenizer
     })
 }
