@@ -1,7 +1,7 @@
 //! Routes each request to its handler. Every failure becomes an `Error` response for that
 //! request, so the page always hears back and the worker keeps serving.
 
-use super::{generate, lesson_one, load_model, post::post, state};
+use super::{generate, lesson_one, lesson_three, load_model, post::post, state};
 use crate::protocol::{Envelope, Request, Response};
 use wasm_bindgen_futures::spawn_local;
 
@@ -32,6 +32,7 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
         Request::Step { settings } => lesson_one::step(id, None, &settings),
         Request::Force { token, settings } => lesson_one::step(id, Some(token), &settings),
         Request::Rewind { n } => lesson_one::rewind(id, n),
+        Request::RunExperiment { experiment } => lesson_three::run_experiment(id, experiment).await,
         Request::Cancel { .. } => unreachable!("handled above"),
     }
 }

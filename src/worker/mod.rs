@@ -6,6 +6,7 @@ mod dispatch;
 mod generate;
 mod load_model;
 mod lesson_one;
+mod lesson_three;
 mod post;
 mod prompt;
 mod state;

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     /// `performance.now()` of the worker's global scope.
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn performance_now() -> f64;
+    pub fn performance_now() -> f64;
 }
 
 #[derive(Default)]
