@@ -7,6 +7,7 @@
 //! - raw HTML, MathML included, passes through unchanged;
 //! - in a lesson, `<!-- interactive -->` marks where its interactive part goes.
 
+pub mod exercises;
 pub mod glossary;
 pub mod render;
 pub mod sources;
