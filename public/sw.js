@@ -17,6 +17,7 @@ const SHELL = [
   "/worker_bg.wasm",
   "/base.css",
   "/controls.css",
+  "/lesson3.css",
   "/favicon.svg",
 ];
 

@@ -4,6 +4,7 @@ use crate::bridge::Bridge;
 use crate::components::{header::Header, model_status::ModelStatusPanel};
 use crate::lessons::Lesson;
 use crate::pages::{glossary::Glossary, home::Home, lesson::LessonPage, not_found::NotFound, playground::Playground, reading::Reading};
+use crate::pages::reasoning::Reasoning;
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
@@ -29,7 +30,7 @@ fn App() -> impl IntoView {
                     <Route path=path!("/") view=Home/>
                     <Route path=path!("/learn/generation") view=|| view! { <LessonPage lesson=Lesson::Generation/> }/>
                     <Route path=path!("/learn/stages") view=|| view! { <LessonPage lesson=Lesson::Stages/> }/>
-                    <Route path=path!("/learn/reasoning") view=|| view! { <LessonPage lesson=Lesson::Reasoning/> }/>
+                    <Route path=path!("/learn/reasoning") view=Reasoning/>
                     <Route path=path!("/playground") view=Playground/>
                     <Route path=path!("/glossary") view=Glossary/>
                     <Route path=path!("/reading") view=Reading/>

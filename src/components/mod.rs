@@ -2,6 +2,7 @@
 
 pub mod header;
 pub mod interactive;
+pub mod lesson3;
 pub mod model_status;
 pub mod prose;
 pub mod sampler_controls;

@@ -5,4 +5,5 @@ pub mod home;
 pub mod lesson;
 pub mod not_found;
 pub mod playground;
+pub mod reasoning;
 pub mod reading;
