@@ -27,18 +27,32 @@ pub fn LengthChart(run: Run) -> impl IntoView {
     let lanes = LANES
         .map(|(_, name, y)| view! { <text class="tick" x=LEFT - 8.0 y=y + 4.0 text-anchor="end">{name}</text> })
         .collect_view();
-    let marks = results
+    // Tasks with the same strategy, length and verdict share one mark, its area growing
+    // with their number, so that none hides behind another.
+    let mut groups: Vec<Vec<&ItemResult>> = Vec::new();
+    for r in &results {
+        let same = |g: &&mut Vec<&ItemResult>| (g[0].strategy, g[0].total_tokens, g[0].correct) == (r.strategy, r.total_tokens, r.correct);
+        match groups.iter_mut().find(same) {
+            Some(group) => group.push(r),
+            None => groups.push(vec![r]),
+        }
+    }
+    let marks = groups
         .iter()
-        .map(|r| {
+        .map(|group| {
+            let r = group[0];
             let lane = LANES.iter().find(|l| l.0 == r.correct).map_or(0.0, |l| l.2);
+            let tasks = group.iter().map(|g| g.task_id.as_str()).collect::<Vec<_>>().join(", ");
+            let verdict = if r.correct { "correct" } else { "wrong" };
             view! {
                 <circle
                     class=format!("mark series-{}", names::id(r.strategy))
+                    data-count=group.len()
                     cx=x_of(r.total_tokens as f64, end)
                     cy=lane + row(r)
-                    r="5"
+                    r=5.0 * (group.len() as f64).sqrt()
                 >
-                    <title>{format!("{} ({}): {} tokens, {}", r.task_id, names::name(r.strategy), r.total_tokens, if r.correct { "correct" } else { "wrong" })}</title>
+                    <title>{format!("{} ({tasks}): {} tokens, {verdict}", names::name(r.strategy), r.total_tokens)}</title>
                 </circle>
             }
         })
@@ -46,7 +60,7 @@ pub fn LengthChart(run: Run) -> impl IntoView {
     let summary = length_summary(&results);
     view! {
         <figure class="chart" data-testid="length-chart">
-            <figcaption>"Tokens generated for each task, by whether its answer was correct"</figcaption>
+            <figcaption>"Tokens generated for each task, by whether its answer was correct (a larger mark: several tasks)"</figcaption>
             <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=format!("Length against correctness. {summary}")>
                 {lanes}
                 <line class="grid" x1=LEFT y1=BETWEEN x2=WIDTH - RIGHT y2=BETWEEN></line>
@@ -63,11 +77,16 @@ pub fn LengthChart(run: Run) -> impl IntoView {
 /// The mean length of correct and of wrong answers in this run.
 fn length_summary(results: &[ItemResult]) -> String {
     let mean = |correct: bool| {
+        let verdict = if correct { "correct" } else { "wrong" };
         let lengths: Vec<usize> = results.iter().filter(|r| r.correct == correct).map(|r| r.total_tokens).collect();
         match lengths.len() {
-            0 => "none".to_string(),
-            n => format!("{:.1} tokens on average ({})", lengths.iter().sum::<usize>() as f64 / n as f64, if n == 1 { "1 answer".into() } else { format!("{n} answers") }),
+            0 => format!("there were no {verdict} answers"),
+            n => format!(
+                "{verdict} answers took {:.1} tokens on average ({})",
+                lengths.iter().sum::<usize>() as f64 / n as f64,
+                names::count(n, "answer", "answers")
+            ),
         }
     };
-    format!("In this run, correct answers took {}; wrong answers took {}.", mean(true), mean(false))
+    format!("In this run, {}; {}.", mean(true), mean(false))
 }
