@@ -76,3 +76,33 @@ fn title_and_id(heading: &str) -> (String, String) {
         None => (heading.to_string(), String::new()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::*;
+
+    const LESSON: &str = "## Try it\n\nIntro.\n\n### Exercise: First one {#ex-one}\n\n**Task:** Do it.\n\n**Hint:** Look\ncloser.\n\n**Model answer:** Done.\n\n### Exercise: Second {#ex-two}\n\n**Task:** Again.\n\n## After\n\nNot an exercise.\n";
+
+    #[wasm_bindgen_test]
+    fn exercises_are_split_into_task_hint_and_answer() {
+        let (intro, exercises) = split(LESSON);
+        assert_eq!(intro.trim(), "## Try it\n\nIntro.");
+        assert_eq!(exercises.len(), 2);
+        let first = &exercises[0];
+        assert_eq!((first.id.as_str(), first.title.as_str()), ("ex-one", "First one"));
+        assert_eq!(first.task.trim(), "**Task:** Do it.");
+        assert_eq!(first.hint.trim(), "Look\ncloser.");
+        assert_eq!(first.answer.trim(), "Done.");
+        // The section ends at the next level-2 heading.
+        assert_eq!(exercises[1].task.trim(), "**Task:** Again.");
+        assert!(exercises[1].hint.is_empty());
+    }
+
+    #[wasm_bindgen_test]
+    fn the_lessons_exercises_have_ids_hints_and_answers() {
+        let (_, exercises) = split(super::super::sources::REASONING);
+        assert_eq!(exercises.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), ["ex-token-budget", "ex-self-consistency", "ex-cot-no-help"]);
+        assert!(exercises.iter().all(|e| !e.task.trim().is_empty() && !e.hint.is_empty() && !e.answer.is_empty()));
+    }
+}
