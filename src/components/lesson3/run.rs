@@ -69,10 +69,6 @@ impl Run {
         Run { results: self.complete_results().to_vec(), ..self.clone() }
     }
 
-    pub fn finished(&self) -> bool {
-        self.state == RunState::Finished
-    }
-
     pub fn strategies(&self) -> &[Strategy] {
         &self.experiment.strategies
     }

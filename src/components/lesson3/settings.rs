@@ -3,7 +3,7 @@
 
 use super::names;
 use crate::protocol::Experiment;
-use engine::reasoning::strategy::{Strategy, ANSWER_CAP, MAX_BUDGET, MAX_SAMPLES};
+use engine::reasoning::strategy::{Strategy, ANSWER_CAP, MAX_SAMPLES};
 use engine::reasoning::tasks::bundled_tasks;
 use leptos::prelude::*;
 
@@ -55,7 +55,7 @@ impl Settings {
             strategies: self.strategies.get(),
             samples: whole_number(&self.samples.get(), "Samples N", 1, MAX_SAMPLES as u64)? as usize,
             temperature: self.temperature.get(),
-            budget: self.budget.get().clamp(1, MAX_BUDGET),
+            budget: self.budget.get(),
         };
         experiment.validate()?;
         Ok(experiment)
