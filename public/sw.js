@@ -19,6 +19,7 @@ const SHELL = [
   "/controls.css",
   "/lesson2.css",
   "/lesson1.css",
+  "/lesson3.css",
   "/favicon.svg",
 ];
 

@@ -5,7 +5,8 @@ use crate::components::{header::Header, model_status::ModelStatusPanel};
 use crate::lessons::Lesson;
 use crate::pages::{
     generation::GenerationPage, glossary::Glossary, home::Home, lesson::LessonPage,
-    not_found::NotFound, playground::Playground, reading::Reading, stages::StagesPage,
+    not_found::NotFound, playground::Playground, reading::Reading, reasoning::Reasoning,
+    stages::StagesPage,
 };
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
@@ -32,7 +33,7 @@ fn App() -> impl IntoView {
                     <Route path=path!("/") view=Home/>
                     <Route path=path!("/learn/generation") view=GenerationPage/>
                     <Route path=path!("/learn/stages") view=StagesPage/>
-                    <Route path=path!("/learn/reasoning") view=|| view! { <LessonPage lesson=Lesson::Reasoning/> }/>
+                    <Route path=path!("/learn/reasoning") view=Reasoning/>
                     <Route path=path!("/playground") view=Playground/>
                     <Route path=path!("/glossary") view=Glossary/>
                     <Route path=path!("/reading") view=Reading/>

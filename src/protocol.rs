@@ -78,6 +78,10 @@ pub enum Request {
         settings: SamplerSettings,
         max_tokens: usize,
     },
+    // Lesson 3
+    /// Run the bundled tasks chosen by `experiment` under each of its strategies. Answered by
+    /// `ExperimentProgress`… and `ExperimentItem`…, then `ExperimentDone` (also after `Cancel`).
+    RunExperiment { experiment: Experiment },
 }
 
 /// What the model is, once loaded.
@@ -192,6 +196,22 @@ pub enum Response {
         logprobs: Vec<f32>,
         stop: StopReason,
     },
+    // Lesson 3
+    /// `done` of `total` task runs (a task under one strategy) are finished; the running
+    /// one has generated `tokens` so far.
+    ExperimentProgress {
+        done: usize,
+        total: usize,
+        tokens: usize,
+    },
+    /// One task finished under one strategy.
+    ExperimentItem {
+        result: ItemResult,
+    },
+    /// The experiment ended, every task run finished or `cancelled`.
+    ExperimentDone {
+        cancelled: bool,
+    },
 }
 
 impl Response {
@@ -204,7 +224,80 @@ impl Response {
                 | Response::StagePrompt { .. }
                 | Response::StageCost { .. }
                 | Response::StageCycle { .. }
+                | Response::ExperimentProgress { .. }
+                | Response::ExperimentItem { .. }
         )
+    }
+}
+
+// Lesson 3. Its imports are kept here, with its types, apart from the other lessons'.
+use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
+use engine::reasoning::tasks::{bundled_tasks, select, Task};
+
+/// A Lesson 3 experiment: which bundled tasks (as `engine::reasoning::tasks::select` picks
+/// them, so the CLI's `reason --category C --limit N --seed S` names the same ones) and how
+/// each strategy runs them. Every task runs under every strategy, task by task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    pub category: Option<String>,
+    pub limit: usize,
+    /// Shuffles the tasks and seeds self-consistency's samples.
+    pub seed: u64,
+    pub strategies: Vec<Strategy>,
+    pub samples: usize,
+    pub temperature: f32,
+    pub budget: usize,
+}
+
+impl Experiment {
+    /// The tasks this experiment runs, in order.
+    pub fn tasks(&self) -> Vec<Task> {
+        select(
+            &bundled_tasks(),
+            self.category.as_deref(),
+            Some(self.limit),
+            Some(self.seed),
+        )
+    }
+
+    pub fn config(&self, strategy: Strategy) -> RunConfig {
+        RunConfig {
+            strategy,
+            samples: self.samples,
+            temperature: self.temperature,
+            budget: self.budget,
+            seed: self.seed,
+        }
+    }
+
+    /// Why this experiment cannot run, in words for the learner. The page asks before it
+    /// sends; the worker asks again, since it trusts no message.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.strategies.is_empty() {
+            return Err("Choose at least one strategy.".into());
+        }
+        if self
+            .strategies
+            .iter()
+            .enumerate()
+            .any(|(i, s)| self.strategies[..i].contains(s))
+        {
+            return Err("Each strategy can run only once per experiment.".into());
+        }
+        if self.limit == 0 {
+            return Err("Choose at least one task.".into());
+        }
+        if let Some(category) = &self.category {
+            if !bundled_tasks().iter().any(|t| &t.category == category) {
+                return Err(format!("There is no task category \"{category}\"."));
+            }
+        }
+        for &strategy in &self.strategies {
+            self.config(strategy)
+                .validate()
+                .map_err(|e| format!("This experiment cannot run: {e}."))?;
+        }
+        Ok(())
     }
 }
 

@@ -4,6 +4,7 @@ pub mod header;
 pub mod interactive;
 pub mod lesson1;
 pub mod lesson2;
+pub mod lesson3;
 pub mod model_status;
 pub mod prose;
 pub mod sampler_controls;

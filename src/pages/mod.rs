@@ -7,4 +7,5 @@ pub mod lesson;
 pub mod not_found;
 pub mod playground;
 pub mod reading;
+pub mod reasoning;
 pub mod stages;

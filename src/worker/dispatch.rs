@@ -1,7 +1,7 @@
 //! Routes each request to its handler. Every failure becomes an `Error` response for that
 //! request, so the page always hears back and the worker keeps serving.
 
-use super::{generate, lesson_one, lesson_two, load_model, post::post, state};
+use super::{generate, lesson_one, lesson_three, lesson_two, load_model, post::post, state};
 use crate::protocol::{Envelope, Request, Response};
 use wasm_bindgen_futures::spawn_local;
 
@@ -53,6 +53,7 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             settings,
             max_tokens,
         } => lesson_one::continuation(id, &prompt, chat, &settings, max_tokens).await,
+        Request::RunExperiment { experiment } => lesson_three::run_experiment(id, experiment).await,
         Request::Cancel { .. } => unreachable!("handled above"),
         // Lesson 2
         Request::StageShape => lesson_two::shape(),

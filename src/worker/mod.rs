@@ -5,6 +5,7 @@
 mod dispatch;
 mod generate;
 mod lesson_one;
+mod lesson_three;
 mod lesson_two;
 mod load_model;
 mod post;

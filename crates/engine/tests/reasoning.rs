@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use engine::reasoning::strategy::{run_all, summarize, RunConfig, Strategy};
+use engine::reasoning::strategy::{run_all, summarize, ItemRunner, RunConfig, Strategy};
 use engine::reasoning::tasks::{bundled_tasks, select};
 use std::time::Instant;
 
@@ -28,6 +28,27 @@ fn reasoning_plus_answer_tokens_equal_total_for_every_strategy() {
         let sum = summarize(strategy, &items);
         assert_eq!(sum.reasoning_tokens + sum.answer_tokens, sum.total_tokens);
         assert_eq!(sum.n, 4);
+    }
+}
+
+#[test]
+fn the_live_token_count_grows_by_one_per_token_and_ends_at_the_total() {
+    let task = select(&bundled_tasks(), None, Some(1), Some(3)).remove(0);
+    for strategy in [Strategy::Direct, Strategy::Cot, Strategy::SelfConsistency, Strategy::Hidden] {
+        let cfg = RunConfig { strategy, samples: 3, temperature: 1.0, budget: 6, seed: 4 };
+        let mut runner = ItemRunner::new(task.clone(), cfg).unwrap();
+        let mut s = session(tiny());
+        let mut seen = 0;
+        let result = loop {
+            // The last call generates the last token, then returns the result.
+            if let Some(result) = runner.advance(&mut s, 0.0).unwrap() {
+                break result;
+            }
+            let now = runner.tokens();
+            assert!(now == seen || now == seen + 1, "{strategy:?}: {seen} then {now}");
+            seen = now;
+        };
+        assert_eq!(seen + 1, result.total_tokens, "{strategy:?}");
     }
 }
 

@@ -223,6 +223,14 @@ impl ItemRunner {
         Ok(None)
     }
 
+    /// Tokens generated so far for this item, over all its samples, while it runs: what a
+    /// progress display can show between two `advance` calls. The result's `total_tokens`
+    /// is the final count.
+    pub fn tokens(&self) -> usize {
+        let finished: usize = self.samples.iter().map(|s| s.reasoning_tokens + s.answer_tokens).sum();
+        finished + self.current.reasoning_tokens + self.current.answer_tokens
+    }
+
     /// The text and tokens since the last newline were the start of the answer line.
     fn move_line_to_answer(&mut self) {
         let cut = self.current.reasoning.len() - self.line.len();

@@ -1,0 +1,206 @@
+//! The exercises' checks: each reads the runs that finished in this visit, never a canned
+//! answer, and says what it found in the learner's own numbers.
+
+use super::names;
+use super::run::{score_of, Run, Score};
+use engine::reasoning::strategy::{Strategy, Summary};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub pass: bool,
+    pub message: String,
+}
+
+fn pass(message: String) -> Verdict {
+    Verdict {
+        pass: true,
+        message,
+    }
+}
+
+fn fail(message: impl Into<String>) -> Verdict {
+    Verdict {
+        pass: false,
+        message: message.into(),
+    }
+}
+
+const NO_RUN: &str =
+    "No experiment has finished yet. Choose the settings above and press Run experiment.";
+
+fn overlap(a: &Score, b: &Score) -> bool {
+    let ((a_low, a_high), (b_low, b_high)) = (a.interval(), b.interval());
+    a_low <= b_high && b_low <= a_high
+}
+
+fn overlap_sentence(a: &Score, b: &Score) -> &'static str {
+    if overlap(a, b) {
+        "The 95% intervals overlap: this run has not shown that either is better."
+    } else {
+        "The 95% intervals do not overlap: on these tasks the difference is more than chance."
+    }
+}
+
+/// "A bigger token budget": two finished runs on the same tasks with a strategy that
+/// reasons, at two budgets.
+pub fn bigger_budget(history: &[Run]) -> Verdict {
+    if history.is_empty() {
+        return fail(NO_RUN);
+    }
+    let reasoning = |r: &Run| {
+        r.strategies()
+            .iter()
+            .copied()
+            .filter(|&s| s != Strategy::Direct)
+            .collect::<Vec<_>>()
+    };
+    if history.iter().all(|r| reasoning(r).is_empty()) {
+        return fail("The budget limits reasoning, and direct answering has none: include chain of thought, self-consistency or hidden reasoning.");
+    }
+    // The newest pair first.
+    for (i, b) in history.iter().enumerate().rev() {
+        for a in history[..i].iter().rev() {
+            if a.task_ids() != b.task_ids() || a.experiment.budget == b.experiment.budget {
+                continue;
+            }
+            let Some(&s) = reasoning(b).iter().find(|s| reasoning(a).contains(s)) else {
+                continue;
+            };
+            let (small, large) = if a.experiment.budget < b.experiment.budget {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let (ss, ls) = (small.summary(s), large.summary(s));
+            let line = |r: &Run, sum: &Summary| {
+                format!(
+                    "budget {}: {}, {} tokens, {:.2} s per task",
+                    r.experiment.budget,
+                    score_of(sum).text(),
+                    sum.total_tokens,
+                    sum.mean_latency_ms / 1000.0
+                )
+            };
+            let effect = match ls.correct.cmp(&ss.correct) {
+                std::cmp::Ordering::Greater => "The larger budget answered more tasks correctly",
+                std::cmp::Ordering::Equal => "The larger budget answered no more tasks correctly",
+                std::cmp::Ordering::Less => "The larger budget answered fewer tasks correctly",
+            };
+            return pass(format!(
+                "Runs {} and {}, {} on the same {}: {}; {}. {effect}, for {}. {}",
+                small.number,
+                large.number,
+                names::name(s).to_lowercase(),
+                names::count(ss.n, "task", "tasks"),
+                line(small, &ss),
+                line(large, &ls),
+                match ls.total_tokens.checked_sub(ss.total_tokens) {
+                    Some(more) => format!("{more} more tokens"),
+                    None => format!("{} fewer tokens", ss.total_tokens - ls.total_tokens),
+                },
+                overlap_sentence(&score_of(&ss), &score_of(&ls)),
+            ));
+        }
+    }
+    fail("Now run the same tasks (same category, number and seed) with the same reasoning strategy at a different budget, so that the budget is the only change.")
+}
+
+/// "Self-consistency at N = 5": a finished run with direct answering and self-consistency
+/// at N = 5 and a temperature above 0, on the same tasks.
+pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
+    if history.is_empty() {
+        return fail(NO_RUN);
+    }
+    let both: Vec<&Run> = history
+        .iter()
+        .rev()
+        .filter(|r| {
+            r.strategies().contains(&Strategy::Direct)
+                && r.strategies().contains(&Strategy::SelfConsistency)
+        })
+        .collect();
+    let Some(&newest) = both.first() else {
+        return fail("Tick both Direct answer and Self-consistency in one experiment, so that they run on the same tasks.");
+    };
+    let Some(run) = both
+        .iter()
+        .find(|r| r.experiment.samples == 5 && r.experiment.temperature > 0.0)
+    else {
+        return fail(if newest.experiment.samples != 5 {
+            format!(
+                "Your self-consistency ran with N = {}; set Samples N to 5.",
+                newest.experiment.samples
+            )
+        } else {
+            "At temperature 0 the five samples are the same answer, so there is nothing to vote on: raise Temperature T.".into()
+        });
+    };
+    let describe = |s: Strategy| {
+        let sum = run.summary(s);
+        let per_correct = sum.tokens_per_correct.map_or(
+            "no correct answer, so no tokens per correct answer".into(),
+            |t| format!("{t:.0} tokens per correct answer"),
+        );
+        (
+            format!(
+                "{}: {}, {per_correct}",
+                names::name_with_samples(s, 5),
+                score_of(&sum).text()
+            ),
+            score_of(&sum),
+        )
+    };
+    let ((direct, d), (sc, c)) = (
+        describe(Strategy::Direct),
+        describe(Strategy::SelfConsistency),
+    );
+    pass(format!(
+        "In run {}: {direct}. {sc}. {}",
+        run.number,
+        overlap_sentence(&d, &c)
+    ))
+}
+
+/// "Where chain of thought does not help": in the newest finished run with direct answering
+/// and chain of thought on tasks of `category`, chain of thought got no more right.
+pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
+    if history.is_empty() {
+        return fail(NO_RUN);
+    }
+    if category.is_empty() {
+        return fail("Choose the category you found.");
+    }
+    let both: Vec<&Run> = history
+        .iter()
+        .rev()
+        .filter(|r| {
+            r.strategies().contains(&Strategy::Direct) && r.strategies().contains(&Strategy::Cot)
+        })
+        .collect();
+    if both.is_empty() {
+        return fail("Tick both Direct answer and Chain of thought in one experiment, so that they run on the same tasks.");
+    }
+    let Some(run) = both
+        .iter()
+        .find(|r| r.categories().iter().any(|c| c == category))
+    else {
+        return fail(format!("None of your runs with both strategies had {category} tasks: choose {category} as the category and run again."));
+    };
+    let (d, c) = (
+        run.score_in(Strategy::Direct, category),
+        run.score_in(Strategy::Cot, category),
+    );
+    let numbers = format!(
+        "In run {}, on {category}, chain of thought got {}/{} right with {} tokens; direct answering got {}/{} with {} tokens.",
+        run.number,
+        c.correct, c.n, c.tokens, d.correct, d.n, d.tokens
+    );
+    if c.correct <= d.correct {
+        pass(format!("{numbers} Chain of thought did not help this model here: its extra tokens bought no extra correct answers."))
+    } else {
+        fail(format!(
+            "{numbers} In this run chain of thought helped here. {} Try another category.",
+            overlap_sentence(&d, &c)
+        ))
+    }
+}

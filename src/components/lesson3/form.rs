@@ -1,0 +1,190 @@
+//! The experiment's controls: which tasks, which strategies, and how much compute each may
+//! spend. Every control is labelled and works from the keyboard.
+
+use super::names;
+use super::settings::{max_tokens, Settings};
+use engine::reasoning::strategy::{Strategy, MAX_BUDGET, MAX_SAMPLES};
+use engine::reasoning::tasks::{bundled_tasks, categories};
+use leptos::prelude::*;
+
+#[component]
+pub fn ExperimentForm(settings: Settings) -> impl IntoView {
+    let all = bundled_tasks();
+    let category_options = categories(&all)
+        .into_iter()
+        .map(|c| {
+            let count = all.iter().filter(|t| t.category == c).count();
+            let label = format!("{c} ({count} tasks)");
+            view! { <option value=c>{label}</option> }
+        })
+        .collect_view();
+    let total = all.len();
+    let uses_samples = move || {
+        settings
+            .strategies
+            .with(|s| s.contains(&Strategy::SelfConsistency))
+    };
+    let uses_budget = move || {
+        settings
+            .strategies
+            .with(|s| s.iter().any(|&s| s != Strategy::Direct))
+    };
+    let plan = move || match settings.experiment() {
+        Ok(e) => format!(
+            "{} × {}: at most {} generated tokens.",
+            names::count(e.tasks().len(), "task", "tasks"),
+            names::count(e.strategies.len(), "strategy", "strategies"),
+            max_tokens(&e)
+        ),
+        Err(_) => String::new(),
+    };
+    view! {
+        <fieldset class="lab-fieldset">
+            <legend>"Tasks"</legend>
+            <div class="lab-grid">
+                <div class="field">
+                    <label for="l3-category">"Category"</label>
+                    <select
+                        id="l3-category"
+                        data-testid="category"
+                        prop:value=move || settings.category.get()
+                        on:change=move |ev| settings.category.set(event_target_value(&ev))
+                    >
+                        <option value="">{format!("All categories ({total} tasks)")}</option>
+                        {category_options}
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="l3-limit">"Number of tasks"</label>
+                    <input
+                        id="l3-limit"
+                        data-testid="limit"
+                        type="number"
+                        min="1"
+                        max=total.to_string()
+                        inputmode="numeric"
+                        prop:value=move || settings.limit.get()
+                        on:input=move |ev| settings.limit.set(event_target_value(&ev))
+                    />
+                </div>
+                <div class="field">
+                    <label for="l3-seed">"Seed"</label>
+                    <input
+                        id="l3-seed"
+                        data-testid="seed"
+                        type="number"
+                        min="0"
+                        inputmode="numeric"
+                        aria-describedby="l3-seed-hint"
+                        prop:value=move || settings.seed.get()
+                        on:input=move |ev| settings.seed.set(event_target_value(&ev))
+                    />
+                </div>
+            </div>
+            <small id="l3-seed-hint">
+                "The seed shuffles the tasks, so that a subset is random but repeatable: the same seed picks the same tasks here and in the CLI. It also seeds self-consistency's sampling."
+            </small>
+        </fieldset>
+        <fieldset class="lab-fieldset" data-testid="strategy">
+            <legend>"Strategies (every task runs under each)"</legend>
+            {names::ALL
+                .iter()
+                .map(|&strategy| {
+                    view! {
+                        <label class="check">
+                            <input
+                                type="checkbox"
+                                value=names::id(strategy)
+                                prop:checked=move || settings.strategies.with(|s| s.contains(&strategy))
+                                on:change=move |ev| settings.toggle(strategy, event_target_checked(&ev))
+                            />
+                            " "
+                            <strong>{names::name(strategy)}</strong>
+                            {format!(": {}", description(strategy))}
+                        </label>
+                    }
+                })
+                .collect_view()}
+        </fieldset>
+        <fieldset class="lab-fieldset">
+            <legend>"Compute"</legend>
+            <div class="lab-grid">
+                <div class="field">
+                    <label for="l3-budget">"Reasoning budget"</label>
+                    <input
+                        id="l3-budget"
+                        data-testid="budget"
+                        type="range"
+                        min="8"
+                        max=MAX_BUDGET.to_string()
+                        step="8"
+                        aria-describedby="l3-budget-hint"
+                        prop:value=move || settings.budget.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(b) = event_target_value(&ev).parse() {
+                                settings.budget.set(b)
+                            }
+                        }
+                    />
+                    <output for="l3-budget">{move || format!("{} tokens", settings.budget.get())}</output>
+                    <small id="l3-budget-hint">
+                        "Most reasoning tokens per sample. When it runs out, the runner writes \"Answer:\" for the model."
+                        {move || (!uses_budget()).then_some(" Direct answering has no reasoning, so it ignores the budget.")}
+                    </small>
+                </div>
+                <div class="field">
+                    <label for="l3-samples">"Samples N"</label>
+                    <input
+                        id="l3-samples"
+                        data-testid="samples"
+                        type="number"
+                        min="1"
+                        max=MAX_SAMPLES.to_string()
+                        inputmode="numeric"
+                        aria-describedby="l3-samples-hint"
+                        prop:value=move || settings.samples.get()
+                        on:input=move |ev| settings.samples.set(event_target_value(&ev))
+                    />
+                    <small id="l3-samples-hint">"Self-consistency only: answers drawn per task before the vote."</small>
+                </div>
+                <div class="field">
+                    <label for="l3-temperature">"Temperature T"</label>
+                    <input
+                        id="l3-temperature"
+                        data-testid="sc-temperature"
+                        type="range"
+                        min="0"
+                        max="2"
+                        step="0.05"
+                        aria-describedby="l3-temperature-hint"
+                        prop:value=move || settings.temperature.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(t) = event_target_value(&ev).parse() {
+                                settings.temperature.set(t)
+                            }
+                        }
+                    />
+                    <output for="l3-temperature">{move || format!("{:.2}", settings.temperature.get())}</output>
+                    <small id="l3-temperature-hint">
+                        "Self-consistency only; the other strategies always take the most likely token."
+                    </small>
+                </div>
+            </div>
+            <Show when=move || uses_samples() && settings.temperature.get() == 0.0>
+                <p class="warning" role="status" data-testid="temperature-warning">
+                    "At temperature 0 every sample is the same answer: the vote adds cost and nothing else."
+                </p>
+            </Show>
+        </fieldset>
+        <p class="plan" data-testid="plan">{plan}</p>
+    }
+}
+
+fn description(strategy: Strategy) -> &'static str {
+    match strategy {
+        Strategy::Direct => "the answer only",
+        Strategy::Cot => "think step by step, then an Answer: line, within the budget",
+        Strategy::SelfConsistency => "N chains of thought at temperature T, then a majority vote",
+        Strategy::Hidden => "reasoning within the budget that you do not see; only its token count",
+    }
+}

@@ -1,0 +1,138 @@
+//! The experiment runner: it sends the experiment to the worker, follows its progress, and
+//! keeps the latest run and every finished one (the exercises check those).
+
+use super::run::{Run, RunState};
+use super::settings::Settings;
+use crate::bridge::Bridge;
+use crate::protocol::{Request, Response};
+use leptos::prelude::*;
+
+/// The worker's last progress report.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Progress {
+    /// Finished task runs (one task under one strategy), of `total`.
+    pub done: usize,
+    pub total: usize,
+    /// Tokens the running task run has generated so far.
+    pub tokens: usize,
+}
+
+#[derive(Clone, Copy)]
+pub struct Lab {
+    pub settings: Settings,
+    /// The latest run, running or ended.
+    pub run: RwSignal<Option<Run>>,
+    pub progress: RwSignal<Progress>,
+    /// Every run of this visit that finished, oldest first.
+    pub history: RwSignal<Vec<Run>>,
+    /// Why the last Run did not start, if it did not.
+    pub problem: RwSignal<Option<String>>,
+    /// The running request's id, 0 while none runs.
+    running: RwSignal<u32>,
+    bridge: Bridge,
+}
+
+impl Lab {
+    pub fn new() -> Self {
+        let bridge = expect_context::<Bridge>();
+        let lab = Lab {
+            settings: Settings::new(),
+            run: RwSignal::new(None),
+            progress: RwSignal::new(Progress::default()),
+            history: RwSignal::new(Vec::new()),
+            problem: RwSignal::new(None),
+            running: RwSignal::new(0),
+            bridge,
+        };
+        // Leaving the page stops the run rather than leaving the engine busy.
+        on_cleanup(move || {
+            if let Some(id) = lab.running.try_get_untracked().filter(|&id| id != 0) {
+                bridge.cancel(id);
+            }
+        });
+        lab
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.running.get() != 0
+    }
+
+    pub fn start(self) {
+        let experiment = match self.settings.experiment() {
+            Ok(e) => e,
+            Err(message) => return self.problem.set(Some(message)),
+        };
+        self.problem.set(None);
+        let number = self
+            .run
+            .with_untracked(|r| r.as_ref().map_or(0, |r| r.number))
+            + 1;
+        let run = Run::new(number, experiment.clone());
+        self.progress.set(Progress {
+            done: 0,
+            total: run.tasks.len() * run.strategies().len(),
+            tokens: 0,
+        });
+        self.run.set(Some(run));
+        let lab = self;
+        // The page may be left mid-run: the signals may be gone when a response arrives.
+        let id =
+            self.bridge.send(
+                Request::RunExperiment { experiment },
+                move |response| match response {
+                    Response::ExperimentProgress {
+                        done,
+                        total,
+                        tokens,
+                    } => {
+                        lab.progress.try_set(Progress {
+                            done,
+                            total,
+                            tokens,
+                        });
+                    }
+                    Response::ExperimentItem { result } => {
+                        lab.progress
+                            .try_update(|p| (p.done, p.tokens) = (p.done + 1, 0));
+                        lab.run
+                            .try_update(|run| run.as_mut().map(|r| r.results.push(result)));
+                    }
+                    Response::ExperimentDone { cancelled } => lab.end(if cancelled {
+                        RunState::Cancelled
+                    } else {
+                        RunState::Finished
+                    }),
+                    Response::Error { message } => lab.end(RunState::Failed(message)),
+                    other => lab.end(RunState::Failed(format!(
+                        "Unexpected answer from the engine: {other:?}"
+                    ))),
+                },
+            );
+        // If the request could not even be sent, its handler has already ended the run.
+        if self
+            .run
+            .with_untracked(|r| r.as_ref().is_some_and(|r| r.state == RunState::Running))
+        {
+            self.running.set(id);
+        }
+    }
+
+    pub fn cancel(&self) {
+        let id = self.running.get_untracked();
+        if id != 0 {
+            self.bridge.cancel(id);
+        }
+    }
+
+    fn end(&self, state: RunState) {
+        self.running.try_set(0);
+        let finished = state == RunState::Finished;
+        self.run
+            .try_update(|run| run.as_mut().map(|r| r.state = state));
+        if finished {
+            if let Some(run) = self.run.try_get_untracked().flatten() {
+                self.history.try_update(|h| h.push(run));
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The results table: one row per strategy, every figure measured in this run.
+
+use super::names;
+use super::run::Run;
+use leptos::prelude::*;
+
+#[component]
+pub fn ResultsTable(run: Run) -> impl IntoView {
+    let samples = run.experiment.samples;
+    let rows = run
+        .summaries()
+        .into_iter()
+        .map(|s| {
+            let per_correct = s.tokens_per_correct.map_or("– (none correct)".to_string(), |t| format!("{t:.0}"));
+            view! {
+                <tr
+                    data-strategy=names::id(s.strategy)
+                    data-accuracy=s.accuracy.to_string()
+                    data-correct=s.correct.to_string()
+                    data-n=s.n.to_string()
+                    data-tokens=s.total_tokens.to_string()
+                    data-latency-ms=format!("{:.1}", s.mean_latency_ms)
+                >
+                    <th scope="row">{names::name_with_samples(s.strategy, samples)}</th>
+                    <td class="num" data-label="Correct">
+                        {format!("{}/{} ({:.0}%)", s.correct, s.n, s.accuracy * 100.0)}
+                        <span class="detail">{format!("95% interval {:.0}–{:.0}%", s.ci_low * 100.0, s.ci_high * 100.0)}</span>
+                    </td>
+                    <td class="num" data-label="Tokens generated">
+                        {s.total_tokens}
+                        <span class="detail">{format!("{} reasoning + {} answer", s.reasoning_tokens, s.answer_tokens)}</span>
+                    </td>
+                    <td class="num" data-label="Mean latency per task">{format!("{:.2} s", s.mean_latency_ms / 1000.0)}</td>
+                    <td class="num" data-label="Tokens per correct answer">{per_correct}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll">
+            <table class="results" data-testid="results-table">
+                <caption>{format!("Per strategy, on the same {}", names::count(run.complete_tasks(), "task", "tasks"))}</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Strategy"</th>
+                        <th scope="col">"Correct"</th>
+                        <th scope="col">"Tokens generated"</th>
+                        <th scope="col">"Mean latency per task"</th>
+                        <th scope="col">"Tokens per correct answer"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}

@@ -1,0 +1,163 @@
+//! One experiment as the page knows it: its settings, its tasks, the results the worker
+//! streamed, and how it ended. Every figure the page shows is computed from these results.
+
+use crate::protocol::Experiment;
+use engine::reasoning::answer::wilson_interval;
+use engine::reasoning::strategy::{summarize, ItemResult, Strategy, Summary};
+use engine::reasoning::tasks::Task;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunState {
+    Running,
+    Finished,
+    Cancelled,
+    Failed(String),
+}
+
+impl RunState {
+    /// The `data-state` the page and the tests see.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Finished => "finished",
+            RunState::Cancelled => "cancelled",
+            RunState::Failed(_) => "failed",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// 1 for the visit's first run, and so on: how the page and the checks name a run.
+    pub number: usize,
+    pub experiment: Experiment,
+    pub tasks: Vec<Task>,
+    /// In the worker's order: task by task, each under every strategy.
+    pub results: Vec<ItemResult>,
+    pub state: RunState,
+}
+
+/// Correct answers out of n, with the 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Score {
+    pub correct: usize,
+    pub n: usize,
+    pub tokens: usize,
+}
+
+impl Score {
+    pub fn interval(&self) -> (f64, f64) {
+        wilson_interval(self.correct, self.n)
+    }
+
+    /// "2/5 (40%, 95% interval 12–77%)".
+    pub fn text(&self) -> String {
+        let (low, high) = self.interval();
+        let pct = |x: f64| format!("{:.0}", x * 100.0);
+        let accuracy = if self.n > 0 {
+            self.correct as f64 / self.n as f64
+        } else {
+            0.0
+        };
+        format!(
+            "{}/{} ({}%, 95% interval {}–{}%)",
+            self.correct,
+            self.n,
+            pct(accuracy),
+            pct(low),
+            pct(high)
+        )
+    }
+}
+
+impl Run {
+    pub fn new(number: usize, experiment: Experiment) -> Self {
+        Run {
+            number,
+            tasks: experiment.tasks(),
+            experiment,
+            results: Vec::new(),
+            state: RunState::Running,
+        }
+    }
+
+    /// What the results show: the complete tasks only, so that it changes once per task.
+    pub fn snapshot(&self) -> Run {
+        Run {
+            results: self.complete_results().to_vec(),
+            ..self.clone()
+        }
+    }
+
+    pub fn strategies(&self) -> &[Strategy] {
+        &self.experiment.strategies
+    }
+
+    /// How many tasks have a result under every strategy. The worker goes task by task,
+    /// so these are the first ones; a cancelled run compares the strategies on them only.
+    pub fn complete_tasks(&self) -> usize {
+        self.results.len() / self.strategies().len().max(1)
+    }
+
+    /// The results on the complete tasks, in the worker's order.
+    pub fn complete_results(&self) -> &[ItemResult] {
+        &self.results[..self.complete_tasks() * self.strategies().len()]
+    }
+
+    pub fn results_of(&self, strategy: Strategy) -> Vec<ItemResult> {
+        self.complete_results()
+            .iter()
+            .filter(|r| r.strategy == strategy)
+            .cloned()
+            .collect()
+    }
+
+    /// The results table: one summary per strategy, on the same tasks.
+    pub fn summaries(&self) -> Vec<Summary> {
+        self.strategies().iter().map(|&s| self.summary(s)).collect()
+    }
+
+    /// The summary of `strategy` on the complete tasks (of none, if it did not run).
+    pub fn summary(&self, strategy: Strategy) -> Summary {
+        summarize(strategy, &self.results_of(strategy))
+    }
+
+    /// The score of `strategy` on the complete tasks of `category`.
+    pub fn score_in(&self, strategy: Strategy, category: &str) -> Score {
+        let results = self.results_of(strategy);
+        let mut score = Score {
+            correct: 0,
+            n: 0,
+            tokens: 0,
+        };
+        for r in results.iter().filter(|r| r.category == category) {
+            score.n += 1;
+            score.correct += usize::from(r.correct);
+            score.tokens += r.total_tokens;
+        }
+        score
+    }
+
+    /// The categories of the complete tasks, in their first order.
+    pub fn categories(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for task in &self.tasks[..self.complete_tasks()] {
+            if !out.contains(&task.category) {
+                out.push(task.category.clone());
+            }
+        }
+        out
+    }
+
+    pub fn task_ids(&self) -> Vec<&str> {
+        self.tasks.iter().map(|t| t.id.as_str()).collect()
+    }
+}
+
+pub fn score_of(summary: &Summary) -> Score {
+    Score {
+        correct: summary.correct,
+        n: summary.n,
+        tokens: summary.total_tokens,
+    }
+}

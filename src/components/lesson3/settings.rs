@@ -1,0 +1,109 @@
+//! The experiment's settings as the learner types them, read into an `Experiment` with a
+//! plain message for anything that cannot run, and the same experiment as CLI commands.
+
+use super::names;
+use crate::protocol::Experiment;
+use engine::reasoning::strategy::{Strategy, ANSWER_CAP, MAX_SAMPLES};
+use engine::reasoning::tasks::bundled_tasks;
+use leptos::prelude::*;
+
+/// Number fields keep their text, so that a bad value gets a message rather than being
+/// silently ignored.
+#[derive(Clone, Copy)]
+pub struct Settings {
+    /// Empty for every category.
+    pub category: RwSignal<String>,
+    pub limit: RwSignal<String>,
+    pub seed: RwSignal<String>,
+    pub strategies: RwSignal<Vec<Strategy>>,
+    pub samples: RwSignal<String>,
+    pub temperature: RwSignal<f32>,
+    pub budget: RwSignal<usize>,
+}
+
+impl Settings {
+    /// A short first run: five tasks, direct against chain of thought.
+    pub fn new() -> Self {
+        Settings {
+            category: RwSignal::new(String::new()),
+            limit: RwSignal::new("5".into()),
+            seed: RwSignal::new("42".into()),
+            strategies: RwSignal::new(vec![Strategy::Direct, Strategy::Cot]),
+            samples: RwSignal::new("5".into()),
+            temperature: RwSignal::new(0.7),
+            budget: RwSignal::new(128),
+        }
+    }
+
+    /// Ticks or unticks a strategy, keeping the page's order.
+    pub fn toggle(&self, strategy: Strategy, on: bool) {
+        self.strategies.update(|chosen| {
+            chosen.retain(|&s| s != strategy);
+            if on {
+                chosen.push(strategy);
+            }
+            chosen.sort_by_key(|&s| names::ALL.iter().position(|&a| a == s));
+        });
+    }
+
+    pub fn experiment(&self) -> Result<Experiment, String> {
+        let category = self.category.get();
+        let experiment = Experiment {
+            category: (!category.is_empty()).then_some(category),
+            limit: whole_number(
+                &self.limit.get(),
+                "Number of tasks",
+                1,
+                bundled_tasks().len() as u64,
+            )? as usize,
+            seed: whole_number(&self.seed.get(), "Seed", 0, u64::MAX)?,
+            strategies: self.strategies.get(),
+            samples: whole_number(&self.samples.get(), "Samples N", 1, MAX_SAMPLES as u64)?
+                as usize,
+            temperature: self.temperature.get(),
+            budget: self.budget.get(),
+        };
+        experiment.validate()?;
+        Ok(experiment)
+    }
+}
+
+fn whole_number(text: &str, field: &str, min: u64, max: u64) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{field} must be a whole number from {min} to {max}; \"{}\" is not.",
+            text.trim()
+        )),
+    }
+}
+
+/// The most tokens the experiment can generate: what the learner commits to before running.
+pub fn max_tokens(e: &Experiment) -> usize {
+    let per_task: usize = e
+        .strategies
+        .iter()
+        .map(|&s| match s {
+            Strategy::Direct => ANSWER_CAP,
+            Strategy::Cot | Strategy::Hidden => e.budget + ANSWER_CAP,
+            Strategy::SelfConsistency => e.samples * (e.budget + ANSWER_CAP),
+        })
+        .sum();
+    per_task * e.tasks().len()
+}
+
+/// The CLI command that runs `strategy` of this experiment natively, on the same tasks.
+pub fn cli_command(e: &Experiment, strategy: Strategy) -> String {
+    let mut command = format!("playground reason --strategy {}", names::id(strategy));
+    if let Some(category) = &e.category {
+        command += &format!(" --category {category}");
+    }
+    command += &format!(
+        " --limit {} --seed {} --budget {}",
+        e.limit, e.seed, e.budget
+    );
+    if strategy == Strategy::SelfConsistency {
+        command += &format!(" --samples {} --temperature {}", e.samples, e.temperature);
+    }
+    command
+}

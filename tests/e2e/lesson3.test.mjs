@@ -1,0 +1,273 @@
+// Lesson 3 (/learn/reasoning) on the built site: experiments on the real model in the
+// browser, compared with the CLI on the same tasks; Cancel; the downloads; the exercises'
+// checks; the page at 390 px. One browser profile; the tests run in order and build on
+// each other's runs (the checks read the runs of the visit).
+//
+// The CLI comparison needs the native binary: `cargo build --release -p playground-cli`
+// (scripts/test.sh builds it with the native tests); it is looked for in $CARGO_TARGET_DIR.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { launch } from "./browser.mjs";
+import { serve } from "./static-server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
+const READY = "[data-testid=model-status][data-state=ready]";
+const MINUTE = 60_000;
+// Set SCREENSHOTS=dir to keep pictures of the page at 1200 and 390 px.
+const SHOTS = process.env.SCREENSHOTS;
+
+let server, browser, page;
+const consoleErrors = [];
+
+before(async () => {
+  server = await serve(join(ROOT, "dist"));
+  browser = await launch();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
+  page.on("pageerror", (error) => consoleErrors.push(error.message));
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const sel = (testid) => `[data-testid=${testid}]`;
+const text = (testid) => page.textContent(sel(testid));
+
+/** Runs the CLI as the page printed its command, from the repository root. */
+function cli(command) {
+  assert.ok(existsSync(CLI), `${CLI} is missing: build it with cargo build --release -p playground-cli`);
+  const [name, ...args] = command.trim().split(/\s+/);
+  assert.equal(name, "playground");
+  return JSON.parse(execFileSync(CLI, args, { cwd: ROOT, encoding: "utf8" }));
+}
+
+/** Sets a range input the way a learner's drag does: its value, then an input event. */
+async function slide(testid, value) {
+  await page.$eval(sel(testid), (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  }, value);
+  assert.equal(await page.inputValue(sel(testid)), String(value));
+}
+
+async function configure({ strategies, category = "", limit, seed = 2, budget = 32, samples = 5, temperature = 0.7 }) {
+  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
+    await box.setChecked(strategies.includes(await box.getAttribute("value")));
+  }
+  await page.selectOption(sel("category"), category);
+  await page.fill(sel("limit"), String(limit));
+  await page.fill(sel("seed"), String(seed));
+  await page.fill(sel("samples"), String(samples));
+  await slide("budget", budget);
+  await slide("sc-temperature", temperature);
+}
+
+/** Starts a run and waits for its end; returns its state. */
+async function run({ timeout = 3 * MINUTE } = {}) {
+  const status = await page.$(sel("run-status"));
+  const number = Number((await status?.getAttribute("data-run")) ?? 0) + 1;
+  await page.click(sel("run-experiment"));
+  const ended = `${sel("run-status")}[data-run="${number}"]:not([data-state=running])`;
+  await page.waitForSelector(ended, { timeout });
+  return page.getAttribute(sel("run-status"), "data-state");
+}
+
+/** The results table as { strategy: { accuracy, correct, n, tokens, latencyMs } }. */
+async function table() {
+  const rows = await page.$$eval(`${sel("results-table")} tbody tr`, (trs) =>
+    trs.map((tr) => ({ ...tr.dataset })),
+  );
+  return Object.fromEntries(
+    rows.map((r) => [
+      r.strategy,
+      { accuracy: Number(r.accuracy), correct: Number(r.correct), n: Number(r.n), tokens: Number(r.tokens), latencyMs: Number(r.latencyMs) },
+    ]),
+  );
+}
+
+/** Clicks an exercise's Check; returns { pass, message }. */
+async function check(id) {
+  await page.click(sel(`check-${id}`));
+  const verdict = page.locator(sel(`verdict-${id}`));
+  await verdict.waitFor();
+  return { pass: (await verdict.getAttribute("data-pass")) === "true", message: await verdict.textContent() };
+}
+
+test("the lesson loads with labelled controls; bad settings get a message and run nothing", { timeout: 3 * MINUTE }, async () => {
+  await page.goto(server.url + "/learn/reasoning");
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  const unlabelled = await page.$$eval(".lab input, .lab select, .exercise select", (els) =>
+    els.filter((el) => !(el.labels?.length > 0 || el.closest("label"))).map((el) => el.outerHTML),
+  );
+  assert.deepEqual(unlabelled, [], "every control has a label");
+  // The exercises come from the Markdown, each with its own Check.
+  for (const id of ["ex-token-budget", "ex-self-consistency", "ex-cot-no-help"]) {
+    await page.waitForSelector(`${sel(`exercise-${id}`)} h3#${id}`);
+  }
+
+  await configure({ strategies: ["direct"], limit: 0 });
+  await page.click(sel("run-experiment"));
+  assert.match(await text("experiment-error"), /Number of tasks must be a whole number from 1 to 80/);
+  await configure({ strategies: [], limit: 3 });
+  await page.click(sel("run-experiment"));
+  assert.match(await text("experiment-error"), /Choose at least one strategy/);
+  await page.fill(sel("seed"), "-1");
+  await page.click(sel("run-experiment"));
+  assert.match(await text("experiment-error"), /Seed must be a whole number/);
+  assert.equal(await page.$(sel("run-status")), null, "nothing ran");
+
+  await configure({ strategies: ["self-consistency"], limit: 1, temperature: 0 });
+  assert.match(await text("temperature-warning"), /every sample is the same answer/);
+
+  // With no run yet, every check fails and says what to do.
+  for (const id of ["ex-token-budget", "ex-self-consistency"]) {
+    const verdict = await check(id);
+    assert.equal(verdict.pass, false);
+    assert.match(verdict.message, /No experiment has finished yet/);
+  }
+});
+
+test("a 3-task direct experiment fills the table with measured numbers, the same as the CLI's", { timeout: 4 * MINUTE }, async () => {
+  await configure({ strategies: ["direct"], limit: 3, seed: 2 });
+  assert.match(await text("plan"), /3 tasks × 1 strategy/);
+  assert.equal(await run(), "finished");
+  assert.equal(await page.getAttribute(sel("experiment-progress"), "value"), "3");
+  assert.equal(await page.getAttribute(sel("experiment-progress"), "max"), "3");
+
+  const { direct } = await table();
+  assert.equal(direct.n, 3);
+  assert.equal(direct.accuracy, direct.correct / 3);
+  assert.ok(direct.tokens > 3, `${direct.tokens} tokens`);
+  assert.ok(direct.latencyMs > 0, `${direct.latencyMs} ms`);
+
+  const items = await page.$$eval(`${sel("item")}`, (els) =>
+    els.map((el) => ({ id: el.dataset.task, correct: el.querySelector(".outcome[data-strategy=direct]").dataset.correct === "true" })),
+  );
+  const command = (await text("cli-commands")).trim();
+  assert.equal(command, "playground reason --strategy direct --limit 3 --seed 2 --budget 32");
+  const native = cli(command);
+  assert.equal(direct.correct, native.correct, "correct answers, browser vs CLI");
+  assert.equal(direct.accuracy, native.accuracy, "accuracy, browser vs CLI");
+  assert.equal(direct.tokens, native.total_tokens, "tokens, browser vs CLI");
+  assert.deepEqual(items, native.items.map((i) => ({ id: i.task_id, correct: i.correct })), "per task, browser vs CLI");
+
+  // The charts are drawn from the same run: one point per strategy, one mark per task.
+  assert.equal(await page.locator(`${sel("accuracy-chart")} circle`).count(), 1);
+  const marks = await page.$$eval(`${sel("length-chart")} circle`, (cs) => cs.map((c) => Number(c.dataset.count)));
+  assert.equal(marks.reduce((a, b) => a + b, 0), 3, "every task has its mark");
+  // "Length is not quality" is told with this run's lengths (the CLI measured the same ones).
+  const part = (correct) => {
+    const lengths = native.items.filter((i) => i.correct === correct).map((i) => i.total_tokens);
+    const verdict = correct ? "correct" : "wrong";
+    if (lengths.length === 0) return `there were no ${verdict} answers`;
+    const mean = (lengths.reduce((a, b) => a + b, 0) / lengths.length).toFixed(1);
+    return `${verdict} answers took ${mean} tokens on average (${lengths.length} answer${lengths.length === 1 ? "" : "s"})`;
+  };
+  assert.equal(await text("length-summary"), `In this run, ${part(true)}; ${part(false)}.`);
+  assert.match(await text("trace-note"), /not a record of how the model reached its answer/);
+});
+
+test("the results download as CSV and JSON from a same-origin Blob", { timeout: MINUTE }, async () => {
+  const save = async (testid) => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click(sel(testid))]);
+    assert.match(download.url(), new RegExp(`^blob:${server.url}/`));
+    return readFileSync(await download.path(), "utf8");
+  };
+  const { direct } = await table();
+  const csv = (await save("export-csv")).trim().split("\n");
+  assert.match(csv[0], /^task_id,category,question,strategy,final_answer,correct,reasoning_tokens,answer_tokens,total_tokens,latency_ms,votes$/);
+  assert.equal(csv.length, 4);
+  const json = JSON.parse(await save("export-json"));
+  assert.equal(json.state, "finished");
+  assert.equal(json.items.length, 3);
+  assert.equal(json.summaries[0].correct, direct.correct);
+  assert.equal(json.summaries[0].total_tokens, direct.tokens);
+  assert.equal(json.experiment.seed, 2);
+});
+
+test("Cancel stops a run at once, and the page keeps working", { timeout: 3 * MINUTE }, async () => {
+  await configure({ strategies: ["cot"], limit: 5, budget: 512 });
+  const number = Number(await page.getAttribute(sel("run-status"), "data-run")) + 1;
+  await page.click(sel("run-experiment"));
+  await page.waitForFunction(() => /: ([1-9]\d*) tokens so far/.test(document.querySelector("[data-testid=run-status]").textContent));
+  const clicked = Date.now();
+  await page.click(sel("cancel-experiment"));
+  await page.waitForSelector(`${sel("run-status")}[data-run="${number}"][data-state=cancelled]`, { timeout: 10_000 });
+  // A token takes well under a second here; the rest of the run would take minutes.
+  assert.ok(Date.now() - clicked < 2000, `cancelled after ${Date.now() - clicked} ms`);
+  assert.match(await text("run-status"), /Cancelled/);
+  assert.ok(await page.isEnabled(sel("run-experiment")));
+  assert.ok(await page.isDisabled(sel("cancel-experiment")));
+  assert.ok(Number(await page.getAttribute(sel("experiment-progress"), "value")) < 5, "the run did not finish");
+});
+
+test("the exercises' checks pass on the runs that do what they ask, and fail on the others", { timeout: 10 * MINUTE }, async () => {
+  // Self-consistency against direct: N = 3 is not what the exercise asks; N = 5 is.
+  await configure({ strategies: ["direct", "self-consistency"], limit: 1, budget: 16, samples: 3 });
+  assert.equal(await run(), "finished");
+  let verdict = await check("ex-self-consistency");
+  assert.equal(verdict.pass, false);
+  assert.match(verdict.message, /N = 3; set Samples N to 5/);
+  await configure({ strategies: ["direct", "self-consistency"], limit: 1, budget: 16, samples: 5 });
+  assert.equal(await run(), "finished");
+  assert.match(await page.textContent(`${sel("item")} ${sel("votes")}`), /^Votes: .*Winner: /);
+  verdict = await check("ex-self-consistency");
+  assert.equal(verdict.pass, true, verdict.message);
+  const { direct, "self-consistency": sc } = await table();
+  assert.match(verdict.message, new RegExp(`Direct answer: ${direct.correct}/1 .*Self-consistency@5: ${sc.correct}/1`));
+
+  // The budget: one budget is not a comparison; the same tasks at a second budget are.
+  await configure({ strategies: ["cot"], limit: 1, budget: 16 });
+  assert.equal(await run(), "finished");
+  verdict = await check("ex-token-budget");
+  assert.equal(verdict.pass, false);
+  assert.match(verdict.message, /different budget/);
+  await configure({ strategies: ["hidden"], limit: 1, budget: 24 });
+  assert.equal(await run(), "finished");
+  assert.match(await text("hidden-counts"), /^\d+ reasoning tokens spent out of sight \(budget 24\) for \d+ visible answer tokens\.$/);
+  assert.equal(await check("ex-token-budget").then((v) => v.pass), false, "hidden at 24 and cot at 16 are different strategies");
+  await configure({ strategies: ["cot"], limit: 1, budget: 32 });
+  assert.equal(await run(), "finished");
+  verdict = await check("ex-token-budget");
+  assert.equal(verdict.pass, true, verdict.message);
+  assert.match(verdict.message, /budget 16: .*budget 32: /);
+
+  // Chain of thought on capitals: the check agrees with what the CLI measures there.
+  await configure({ strategies: ["direct", "cot"], category: "capitals", limit: 2, budget: 32 });
+  assert.equal(await run(), "finished");
+  const [directCli, cotCli] = [...(await page.$$eval(`${sel("cli-commands")} li`, (lis) => lis.map((li) => li.textContent)))].map(cli);
+  const { direct: d, cot: c } = await table();
+  assert.deepEqual([d.correct, c.correct], [directCli.correct, cotCli.correct], "browser vs CLI");
+  await page.selectOption(sel("cot-category"), "capitals");
+  verdict = await check("ex-cot-no-help");
+  assert.equal(verdict.pass, c.correct <= d.correct, verdict.message);
+  await page.selectOption(sel("cot-category"), "units");
+  verdict = await check("ex-cot-no-help");
+  assert.equal(verdict.pass, false);
+  assert.match(verdict.message, /None of your runs with both strategies had units tasks/);
+});
+
+test("the results fit a 390 px screen", { timeout: MINUTE }, async () => {
+  await page.click(`${sel("item")} summary`);
+  if (SHOTS) {
+    await mkdir(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, "lesson3-1200.png"), fullPage: true });
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `the page is ${width} px wide`);
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, "lesson3-390.png"), fullPage: true });
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+  assert.deepEqual(consoleErrors, []);
+});
