@@ -26,10 +26,11 @@ run() {
 run "native tests: engine and CLI" cargo test --release --workspace --exclude inference-playground
 run "site build: trunk build --release" trunk build --release
 built=$failed
-run "engine in headless Chromium: wasm-bindgen-test" \
+# Named explicitly: the runner would otherwise take whichever WebDriver it finds first.
+CHROMEDRIVER=$(command -v chromedriver) run "engine in headless Chromium: wasm-bindgen-test" \
   cargo test --release --target wasm32-unknown-unknown -p inference-playground --lib
 if [ "$built" = 0 ]; then
-  run "end-to-end: tests/e2e on dist/" bash -c "cd tests && node --test --test-concurrency=1 e2e/"
+  run "end-to-end: tests/e2e on dist/" npm --prefix tests test --silent
 else
   summary+=("SKIP  end-to-end: the site did not build")
 fi

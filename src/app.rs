@@ -3,7 +3,10 @@
 use crate::bridge::Bridge;
 use crate::components::{header::Header, model_status::ModelStatusPanel};
 use crate::lessons::Lesson;
-use crate::pages::{generation::GenerationPage, glossary::Glossary, home::Home, lesson::LessonPage, not_found::NotFound, playground::Playground, reading::Reading};
+use crate::pages::{
+    generation::GenerationPage, glossary::Glossary, home::Home, lesson::LessonPage,
+    not_found::NotFound, playground::Playground, reading::Reading,
+};
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
@@ -18,7 +21,7 @@ pub fn start() {
 #[component]
 fn App() -> impl IntoView {
     // One engine for the whole visit: the model loads once, whatever page comes first.
-    provide_context(Bridge::new());
+    provide_context(Bridge::start());
     view! {
         <Router>
             <a class="skip" href="#main">"Skip to content"</a>
@@ -53,7 +56,10 @@ fn register_service_worker() {
     let registration = navigator.service_worker().register("/sw.js");
     wasm_bindgen_futures::spawn_local(async move {
         if let Err(e) = JsFuture::from(registration).await {
-            web_sys::console::warn_2(&"offline support is unavailable: the service worker did not register".into(), &e);
+            web_sys::console::warn_2(
+                &"offline support is unavailable: the service worker did not register".into(),
+                &e,
+            );
         }
     });
 }

@@ -17,7 +17,12 @@ const WORKER_URL: &str = "/worker_loader.js";
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelStatus {
-    Loading { loaded: u64, total: Option<u64>, mb_per_s: f64, from_cache: bool },
+    Loading {
+        loaded: u64,
+        total: Option<u64>,
+        mb_per_s: f64,
+        from_cache: bool,
+    },
     Ready(ModelInfo),
     Error(String),
 }
@@ -40,15 +45,18 @@ struct Inner {
     /// Requests wait here until the worker says `Started`: earlier messages would be lost.
     queue: Option<Vec<JsValue>>,
     handlers: HashMap<u32, Handler>,
-    next_id: u32,
-    /// Kept alive as long as the worker they listen to.
-    _listeners: (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(ErrorEvent)>),
+    /// The worker's listeners, kept alive as long as it.
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(ErrorEvent)>,
 }
 
 /// Cheap to copy; `provide_context` it once and `expect_context` it anywhere.
 #[derive(Clone, Copy)]
 pub struct Bridge {
     inner: StoredValue<Option<Inner>, LocalStorage>,
+    /// The last request id used. It survives worker restarts, so that a stale id held by
+    /// a page can never name a newer request.
+    last_id: StoredValue<u32>,
     status: RwSignal<ModelStatus>,
     /// Something the learner should know about the engine (it restarted, the cache was cleared).
     notice: RwSignal<Option<String>>,
@@ -56,10 +64,16 @@ pub struct Bridge {
 
 impl Bridge {
     /// Starts the worker and begins loading the model.
-    pub fn new() -> Self {
+    pub fn start() -> Self {
         let bridge = Bridge {
             inner: StoredValue::new_local(None),
-            status: RwSignal::new(ModelStatus::Loading { loaded: 0, total: None, mb_per_s: 0.0, from_cache: false }),
+            last_id: StoredValue::new(0),
+            status: RwSignal::new(ModelStatus::Loading {
+                loaded: 0,
+                total: None,
+                mb_per_s: 0.0,
+                from_cache: false,
+            }),
             notice: RwSignal::new(None),
         };
         bridge.spawn();
@@ -78,16 +92,13 @@ impl Bridge {
     /// Sends `request`; `on_response` sees every response to it, the last one being
     /// `is_final`. Returns the request's id (for `cancel`).
     pub fn send(&self, request: Request, mut on_response: impl FnMut(Response) + 'static) -> u32 {
+        let id = self.next_id();
         let posted = self
             .inner
-            .try_update_value(|inner| {
-                let inner = inner.as_mut()?;
-                inner.next_id += 1;
-                Some((inner.next_id, inner.post(inner.next_id, request)))
-            })
+            .try_update_value(|inner| inner.as_mut().map(|inner| inner.post(id, request)))
             .flatten();
         match posted {
-            Some((id, Ok(()))) => {
+            Some(Ok(())) => {
                 self.inner.update_value(|inner| {
                     if let Some(inner) = inner {
                         inner.handlers.insert(id, Box::new(on_response));
@@ -95,41 +106,69 @@ impl Bridge {
                 });
                 id
             }
-            Some((id, Err(message))) => {
+            Some(Err(message)) => {
                 on_response(Response::Error { message });
                 id
             }
             None => {
-                on_response(Response::Error { message: "The engine is not running.".into() });
-                0
+                on_response(Response::Error {
+                    message: "The engine is not running.".into(),
+                });
+                id
             }
         }
     }
 
     /// Asks the worker to stop request `id`; its last response will say it was cancelled.
     pub fn cancel(&self, id: u32) {
+        let cancel_id = self.next_id();
         self.inner.update_value(|inner| {
             if let Some(inner) = inner {
-                inner.next_id += 1;
-                let cancel_id = inner.next_id;
                 // Fire and forget: Cancel has no response of its own.
                 let _ = inner.post(cancel_id, Request::Cancel { target_id: id });
             }
         });
     }
 
+    fn next_id(&self) -> u32 {
+        self.last_id
+            .try_update_value(|id| {
+                *id += 1;
+                *id
+            })
+            .unwrap_or_default()
+    }
+
     /// Loads the model (again). Progress and the outcome go to `status`.
     pub fn load_model(&self) {
         let status = self.status;
-        status.set(ModelStatus::Loading { loaded: 0, total: None, mb_per_s: 0.0, from_cache: false });
-        let request = Request::LoadModel { url: MODEL_URL.into(), sha256: MODEL_SHA256.into() };
+        status.set(ModelStatus::Loading {
+            loaded: 0,
+            total: None,
+            mb_per_s: 0.0,
+            from_cache: false,
+        });
+        let request = Request::LoadModel {
+            url: MODEL_URL.into(),
+            sha256: MODEL_SHA256.into(),
+        };
         self.send(request, move |response| match response {
-            Response::Progress { loaded, total, mb_per_s, from_cache } => {
-                status.set(ModelStatus::Loading { loaded, total, mb_per_s, from_cache })
-            }
+            Response::Progress {
+                loaded,
+                total,
+                mb_per_s,
+                from_cache,
+            } => status.set(ModelStatus::Loading {
+                loaded,
+                total,
+                mb_per_s,
+                from_cache,
+            }),
             Response::ModelReady { info } => status.set(ModelStatus::Ready(info)),
             Response::Error { message } => status.set(ModelStatus::Error(message)),
-            other => status.set(ModelStatus::Error(format!("Unexpected answer from the engine: {other:?}"))),
+            other => status.set(ModelStatus::Error(format!(
+                "Unexpected answer from the engine: {other:?}"
+            ))),
         });
     }
 
@@ -146,8 +185,12 @@ impl Bridge {
         let notice = self.notice;
         self.send(Request::ClearCache, move |response| {
             notice.set(Some(match response {
-                Response::CacheCleared => "The cached model file was deleted; the next visit downloads it again.".into(),
-                Response::Error { message } => format!("The cached model could not be deleted: {message}"),
+                Response::CacheCleared => {
+                    "The cached model file was deleted; the next visit downloads it again.".into()
+                }
+                Response::Error { message } => {
+                    format!("The cached model could not be deleted: {message}")
+                }
                 other => format!("Unexpected answer from the engine: {other:?}"),
             }))
         });
@@ -157,12 +200,23 @@ impl Bridge {
         let bridge = *self;
         let worker = match Worker::new(WORKER_URL) {
             Ok(worker) => worker,
-            Err(e) => return self.status.set(ModelStatus::Error(format!("The engine could not start: {e:?}"))),
+            Err(e) => {
+                return self.status.set(ModelStatus::Error(format!(
+                    "The engine could not start: {e:?}"
+                )))
+            }
         };
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| bridge.on_message(e.data()));
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            bridge.on_message(e.data())
+        });
         let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |e: ErrorEvent| {
             e.prevent_default();
-            bridge.on_crash(e.message())
+            let message = e.message();
+            bridge.on_crash(if message.is_empty() {
+                "no details given".into()
+            } else {
+                message
+            })
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -170,15 +224,20 @@ impl Bridge {
             worker,
             queue: Some(Vec::new()),
             handlers: HashMap::new(),
-            next_id: 0,
-            _listeners: (on_message, on_error),
+            _on_message: on_message,
+            _on_error: on_error,
         }));
     }
 
     fn on_message(&self, data: JsValue) {
-        let Envelope { id, body } = match serde_wasm_bindgen::from_value::<Envelope<Response>>(data) {
+        let Envelope { id, body } = match serde_wasm_bindgen::from_value::<Envelope<Response>>(data)
+        {
             Ok(envelope) => envelope,
-            Err(e) => return web_sys::console::error_1(&format!("unreadable message from the engine: {e}").into()),
+            Err(e) => {
+                return web_sys::console::error_1(
+                    &format!("unreadable message from the engine: {e}").into(),
+                )
+            }
         };
         match body {
             Response::Started => self.inner.update_value(|inner| {
@@ -198,7 +257,10 @@ impl Bridge {
     /// handler may send requests itself.
     fn finish(&self, id: u32, response: Response) {
         let last = response.is_final();
-        let handler = self.inner.try_update_value(|inner| inner.as_mut()?.handlers.remove(&id)).flatten();
+        let handler = self
+            .inner
+            .try_update_value(|inner| inner.as_mut()?.handlers.remove(&id))
+            .flatten();
         if let Some(mut handler) = handler {
             handler(response);
             if !last {
@@ -217,10 +279,14 @@ impl Bridge {
         let was_loading = matches!(self.status.get_untracked(), ModelStatus::Loading { .. });
         self.stop_worker(&format!("it stopped unexpectedly ({reason})"));
         if was_loading {
-            self.status.set(ModelStatus::Error(format!("The engine stopped while loading the model: {reason}")));
+            self.status.set(ModelStatus::Error(format!(
+                "The engine stopped while loading the model: {reason}"
+            )));
             return;
         }
-        self.notice.set(Some(format!("The engine stopped unexpectedly ({reason}). It was restarted.")));
+        self.notice.set(Some(format!(
+            "The engine stopped unexpectedly ({reason}). It was restarted."
+        )));
         self.spawn();
         self.load_model();
     }
@@ -229,9 +295,14 @@ impl Bridge {
     fn stop_worker(&self, why: &str) {
         let old = self.inner.try_update_value(|inner| inner.take()).flatten();
         if let Some(mut old) = old {
+            // Events already queued must not reach the listeners dropped with `old`.
+            old.worker.set_onmessage(None);
+            old.worker.set_onerror(None);
             old.worker.terminate();
             for (_, mut handler) in old.handlers.drain() {
-                handler(Response::Error { message: format!("The engine was stopped: {why}.") });
+                handler(Response::Error {
+                    message: format!("The engine was stopped: {why}."),
+                });
             }
         }
     }
@@ -244,7 +315,10 @@ impl Inner {
             .map_err(|e| format!("The request could not be encoded: {e}"))?;
         match &mut self.queue {
             Some(queue) => queue.push(message),
-            None => self.worker.post_message(&message).map_err(|e| format!("The engine is unreachable: {e:?}"))?,
+            None => self
+                .worker
+                .post_message(&message)
+                .map_err(|e| format!("The engine is unreachable: {e:?}"))?,
         }
         Ok(())
     }

@@ -10,9 +10,16 @@ pub fn Prose(html: String) -> impl IntoView {
 }
 
 fn scroll_to_hash() {
-    let Ok(hash) = window().location().hash() else { return };
-    let Some(id) = hash.strip_prefix('#').filter(|id| !id.is_empty()) else { return };
-    let id = js_sys::decode_uri_component(id).ok().and_then(|s| s.as_string()).unwrap_or_else(|| id.to_string());
+    let Ok(hash) = window().location().hash() else {
+        return;
+    };
+    let Some(id) = hash.strip_prefix('#').filter(|id| !id.is_empty()) else {
+        return;
+    };
+    let id = js_sys::decode_uri_component(id)
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_else(|| id.to_string());
     if let Some(target) = document().get_element_by_id(&id) {
         target.scroll_into_view();
         target.class_list().add_1("targeted").ok();

@@ -7,11 +7,21 @@ use leptos::prelude::*;
 /// The playground's starting point: a little randomness, the common cuts, no min-p and
 /// no repetition penalty (the lessons introduce those).
 pub fn playground_defaults() -> SamplerSettings {
-    SamplerSettings { temperature: 0.7, top_k: 40, top_p: 0.9, min_p: 0.0, repeat_penalty: 1.0, ..SamplerSettings::default() }
+    SamplerSettings {
+        temperature: 0.7,
+        top_k: 40,
+        top_p: 0.9,
+        min_p: 0.0,
+        repeat_penalty: 1.0,
+        ..SamplerSettings::default()
+    }
 }
 
 #[component]
-pub fn SamplerControls(settings: RwSignal<SamplerSettings>, max_tokens: RwSignal<usize>) -> impl IntoView {
+pub fn SamplerControls(
+    settings: RwSignal<SamplerSettings>,
+    max_tokens: RwSignal<usize>,
+) -> impl IntoView {
     // Parses the control's text; a half-typed number leaves the setting as it was.
     fn parse<T: std::str::FromStr>(ev: &leptos::ev::Event) -> Option<T> {
         event_target_value(ev).parse().ok()

@@ -31,8 +31,16 @@ pub fn parse(markdown: &str) -> Vec<Term> {
     let mut at = In::Nothing;
     for event in parser(markdown) {
         match event {
-            Event::Start(Tag::Heading { level: HeadingLevel::H2, id: Some(id), .. }) => {
-                terms.push(Term { id: id.to_string(), title: String::new(), definition: String::new() });
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H2,
+                id: Some(id),
+                ..
+            }) => {
+                terms.push(Term {
+                    id: id.to_string(),
+                    title: String::new(),
+                    definition: String::new(),
+                });
                 at = In::Title;
             }
             Event::Start(Tag::Heading { .. }) => at = In::Nothing,

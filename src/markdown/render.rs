@@ -17,7 +17,10 @@ pub fn to_html(markdown: &str, prefix: &str) -> String {
     out
 }
 
-fn glossary_terms<'a>(events: impl Iterator<Item = Event<'a>>, prefix: &str) -> impl Iterator<Item = Event<'a>> {
+fn glossary_terms<'a>(
+    events: impl Iterator<Item = Event<'a>>,
+    prefix: &str,
+) -> impl Iterator<Item = Event<'a>> {
     let prefix = prefix.to_string();
     let mut tips = 0;
     let mut closing: Option<String> = None;
@@ -46,7 +49,9 @@ fn glossary_terms<'a>(events: impl Iterator<Item = Event<'a>>, prefix: &str) -> 
 }
 
 /// Writes table cells itself, with `class="align-…"` where pulldown-cmark would put a style.
-fn aligned_by_class<'a>(events: impl Iterator<Item = Event<'a>>) -> impl Iterator<Item = Event<'a>> {
+fn aligned_by_class<'a>(
+    events: impl Iterator<Item = Event<'a>>,
+) -> impl Iterator<Item = Event<'a>> {
     let mut alignments: Vec<Alignment> = Vec::new();
     let (mut in_head, mut column) = (false, 0);
     events.map(move |event| {

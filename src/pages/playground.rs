@@ -53,7 +53,9 @@ pub fn Playground() -> impl IntoView {
     let generate = move || {
         let text = prompt.get_untracked();
         if text.trim().is_empty() {
-            problem.set(Some("Type a prompt first: the model needs some text to answer or continue.".into()));
+            problem.set(Some(
+                "Type a prompt first: the model needs some text to answer or continue.".into(),
+            ));
             return;
         }
         problem.set(None);
@@ -72,9 +74,22 @@ pub fn Playground() -> impl IntoView {
                 output.try_update(|o| o.push_str(&piece));
                 speed.try_update(|s| s.add(ms));
             }
-            Response::Done { tokens, ttft_ms, prefill_tps, decode_tps, stop, .. } => {
+            Response::Done {
+                tokens,
+                ttft_ms,
+                prefill_tps,
+                decode_tps,
+                stop,
+                ..
+            } => {
                 running.try_set(0);
-                summary.try_set(Some(summarise(tokens, ttft_ms, prefill_tps, decode_tps, stop)));
+                summary.try_set(Some(summarise(
+                    tokens,
+                    ttft_ms,
+                    prefill_tps,
+                    decode_tps,
+                    stop,
+                )));
             }
             Response::Error { message } => {
                 running.try_set(0);
@@ -168,7 +183,13 @@ pub fn Playground() -> impl IntoView {
     }
 }
 
-fn summarise(tokens: usize, ttft_ms: f64, prefill_tps: f64, decode_tps: f64, stop: StopReason) -> String {
+fn summarise(
+    tokens: usize,
+    ttft_ms: f64,
+    prefill_tps: f64,
+    decode_tps: f64,
+    stop: StopReason,
+) -> String {
     let why = match stop {
         StopReason::EndOfTurn => "the model ended its answer",
         StopReason::MaxTokens => "the maximum number of tokens was reached",

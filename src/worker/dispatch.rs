@@ -6,17 +6,27 @@ use crate::protocol::{Envelope, Request, Response};
 use wasm_bindgen_futures::spawn_local;
 
 pub fn on_message(event: web_sys::MessageEvent) {
-    let Envelope { id, body } = match serde_wasm_bindgen::from_value::<Envelope<Request>>(event.data()) {
-        Ok(envelope) => envelope,
-        Err(e) => return post(0, Response::Error { message: format!("The worker got a message it does not understand: {e}") }),
-    };
+    let Envelope { id, body } =
+        match serde_wasm_bindgen::from_value::<Envelope<Request>>(event.data()) {
+            Ok(envelope) => envelope,
+            Err(e) => {
+                return post(
+                    0,
+                    Response::Error {
+                        message: format!("The worker got a message it does not understand: {e}"),
+                    },
+                )
+            }
+        };
     // Cancel acts at once, between two slices of the target's work; the target's own
     // final response reports that it stopped.
     if let Request::Cancel { target_id } = body {
         return state::with(|s| s.cancel(target_id));
     }
     spawn_local(async move {
-        let response = handle(id, body).await.unwrap_or_else(|message| Response::Error { message });
+        let response = handle(id, body)
+            .await
+            .unwrap_or_else(|message| Response::Error { message });
         post(id, response);
     });
 }
@@ -25,9 +35,12 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
     match request {
         Request::LoadModel { url, sha256 } => load_model::load_model(id, &url, &sha256).await,
         Request::ClearCache => load_model::clear_cache().await,
-        Request::Generate { prompt, chat, settings, max_tokens } => {
-            generate::generate(id, &prompt, chat, &settings, max_tokens).await
-        }
+        Request::Generate {
+            prompt,
+            chat,
+            settings,
+            max_tokens,
+        } => generate::generate(id, &prompt, chat, &settings, max_tokens).await,
         Request::Logits { prompt, chat } => lesson_one::logits(id, &prompt, chat).await,
         Request::Step { settings } => lesson_one::step(id, None, &settings),
         Request::Force { token, settings } => lesson_one::step(id, Some(token), &settings),

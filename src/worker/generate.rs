@@ -22,7 +22,9 @@ pub async fn generate(
     state::with(|s| {
         let session = s.take(id)?;
         let ids = prompt_ids(session.model(), prompt, chat)?;
-        session.start(&ids, settings.seed).map_err(|e| e.to_string())
+        session
+            .start(&ids, settings.seed)
+            .map_err(|e| e.to_string())
     })?;
     if !prefill(id).await? {
         return Ok(done(String::new(), 0, StopReason::Cancelled));
@@ -38,7 +40,10 @@ pub async fn generate(
         let step = state::with(|s| match s.owned(id) {
             None => Ok(None),
             Some(session) if session.tokens().len() >= session.max_context() => Ok(Some(None)),
-            Some(session) => session.step(settings).map(|step| Some(Some(step))).map_err(|e| e.to_string()),
+            Some(session) => session
+                .step(settings)
+                .map(|step| Some(Some(step)))
+                .map_err(|e| e.to_string()),
         })?;
         let step = match step {
             None => break StopReason::Cancelled,
@@ -47,7 +52,15 @@ pub async fn generate(
         };
         tokens += 1;
         text.push_str(&step.piece);
-        post(id, Response::Token { piece: step.piece, token: step.token, prob: step.prob, ms: step.forward_ms + step.sample_ms });
+        post(
+            id,
+            Response::Token {
+                piece: step.piece,
+                token: step.token,
+                prob: step.prob,
+                ms: step.forward_ms + step.sample_ms,
+            },
+        );
         if step.stop {
             break StopReason::EndOfTurn;
         }
@@ -72,7 +85,10 @@ pub async fn generate(
 /// Computes the prompt in slices. False if the request lost the session meanwhile.
 pub async fn prefill(id: u32) -> Result<bool, String> {
     loop {
-        let ready = state::with(|s| s.owned(id).map(|session| session.prefill_chunk(PREFILL_SLICE)));
+        let ready = state::with(|s| {
+            s.owned(id)
+                .map(|session| session.prefill_chunk(PREFILL_SLICE))
+        });
         match ready {
             None => return Ok(false),
             Some(Err(e)) => return Err(e.to_string()),
@@ -84,5 +100,12 @@ pub async fn prefill(id: u32) -> Result<bool, String> {
 
 /// The end of a generation that lost its session: what it streamed, without timings.
 fn done(text: String, tokens: usize, stop: StopReason) -> Response {
-    Response::Done { text, tokens, ttft_ms: 0.0, prefill_tps: 0.0, decode_tps: 0.0, stop }
+    Response::Done {
+        text,
+        tokens,
+        ttft_ms: 0.0,
+        prefill_tps: 0.0,
+        decode_tps: 0.0,
+        stop,
+    }
 }

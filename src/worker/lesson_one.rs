@@ -19,14 +19,24 @@ pub async fn logits(id: u32, prompt: &str, chat: bool) -> Result<Response, Strin
     computed(id).await?;
     state::with(|s| {
         let session = s.owned(id).ok_or("Cancelled.")?;
-        let logits = session.logits().ok_or("The logits were not computed.")?.to_vec();
+        let logits = session
+            .logits()
+            .ok_or("The logits were not computed.")?
+            .to_vec();
         // The model's own distribution: temperature 1, nothing cut.
-        let dist = session.distribution(&SamplerSettings::plain(1.0, 0)).map_err(|e| e.to_string())?;
+        let dist = session
+            .distribution(&SamplerSettings::plain(1.0, 0))
+            .map_err(|e| e.to_string())?;
         let tokenizer = &session.model().tokenizer;
         let top = dist
             .top(TOP)
             .iter()
-            .map(|c| TopToken { token: c.id, text: tokenizer.token_text(c.id), logit: c.logit, prob: c.prob })
+            .map(|c| TopToken {
+                token: c.id,
+                text: tokenizer.token_text(c.id),
+                logit: c.logit,
+                prob: c.prob,
+            })
             .collect();
         Ok(Response::Logits { logits, top })
     })
@@ -45,7 +55,9 @@ pub fn step(id: u32, forced: Option<u32>, settings: &SamplerSettings) -> Result<
                 session.step(settings)
             }
         };
-        Ok(Response::Stepped { step: step.map_err(|e| e.to_string())? })
+        Ok(Response::Stepped {
+            step: step.map_err(|e| e.to_string())?,
+        })
     })
 }
 
@@ -53,7 +65,9 @@ pub fn rewind(id: u32, n: usize) -> Result<Response, String> {
     state::with(|s| {
         let session = s.take(id)?;
         session.rewind(n).map_err(|e| e.to_string())?;
-        Ok(Response::Rewound { generated: session.generated() })
+        Ok(Response::Rewound {
+            generated: session.generated(),
+        })
     })
 }
 

@@ -26,8 +26,12 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
             match read_verified(id, response, sha256, true).await {
                 Ok(bytes) => cached = Some(bytes),
                 Err(e) => {
-                    web_sys::console::warn_1(&format!("cached model rejected ({e}); fetching it again").into());
-                    JsFuture::from(cache.delete_with_str(url)).await.map_err(js_error)?;
+                    web_sys::console::warn_1(
+                        &format!("cached model rejected ({e}); fetching it again").into(),
+                    );
+                    JsFuture::from(cache.delete_with_str(url))
+                        .await
+                        .map_err(js_error)?;
                 }
             }
         }
@@ -43,7 +47,8 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
             bytes
         }
     };
-    let model = Model::from_gguf_bytes(&bytes).map_err(|e| format!("The model file could not be loaded: {e}"))?;
+    let model = Model::from_gguf_bytes(&bytes)
+        .map_err(|e| format!("The model file could not be loaded: {e}"))?;
     let c = &model.config;
     let info = ModelInfo {
         file_bytes: bytes.len() as u64,
@@ -61,7 +66,9 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
 
 pub async fn clear_cache() -> Result<Response, String> {
     let caches = scope().caches().map_err(js_error)?;
-    JsFuture::from(caches.delete(CACHE_NAME)).await.map_err(js_error)?;
+    JsFuture::from(caches.delete(CACHE_NAME))
+        .await
+        .map_err(js_error)?;
     Ok(Response::CacheCleared)
 }
 
@@ -75,7 +82,10 @@ fn now() -> f64 {
 
 fn js_error(e: JsValue) -> String {
     e.as_string()
-        .or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
         .unwrap_or_else(|| format!("{e:?}"))
 }
 
@@ -86,28 +96,46 @@ async fn open_cache() -> Result<Option<Cache>, String> {
         return Ok(None);
     }
     let caches = scope().caches().map_err(js_error)?;
-    let cache = JsFuture::from(caches.open(CACHE_NAME)).await.map_err(js_error)?;
+    let cache = JsFuture::from(caches.open(CACHE_NAME))
+        .await
+        .map_err(js_error)?;
     Ok(Some(cache.unchecked_into()))
 }
 
 async fn cached_response(cache: &Cache, url: &str) -> Result<Option<web_sys::Response>, String> {
-    let found = JsFuture::from(cache.match_with_str(url)).await.map_err(js_error)?;
+    let found = JsFuture::from(cache.match_with_str(url))
+        .await
+        .map_err(js_error)?;
     Ok(found.dyn_into().ok())
 }
 
 async fn fetch(url: &str) -> Result<web_sys::Response, String> {
     let response = JsFuture::from(scope().fetch_with_str(url))
         .await
-        .map_err(|e| format!("The model could not be downloaded from {url}: {}", js_error(e)))?;
+        .map_err(|e| {
+            format!(
+                "The model could not be downloaded from {url}: {}",
+                js_error(e)
+            )
+        })?;
     let response: web_sys::Response = response.unchecked_into();
     if !response.ok() {
-        return Err(format!("The model could not be downloaded from {url}: HTTP {} {}", response.status(), response.status_text()));
+        return Err(format!(
+            "The model could not be downloaded from {url}: HTTP {} {}",
+            response.status(),
+            response.status_text()
+        ));
     }
     Ok(response)
 }
 
 /// Reads the whole body, reporting progress, and checks its SHA-256.
-async fn read_verified(id: u32, response: web_sys::Response, sha256: &str, from_cache: bool) -> Result<Vec<u8>, String> {
+async fn read_verified(
+    id: u32,
+    response: web_sys::Response,
+    sha256: &str,
+    from_cache: bool,
+) -> Result<Vec<u8>, String> {
     let total = response
         .headers()
         .get("content-length")
@@ -125,7 +153,9 @@ async fn read_verified(id: u32, response: web_sys::Response, sha256: &str, from_
             .map_err(|e| format!("Reading the model failed: {}", js_error(e)))?;
         let done = Reflect::get(&chunk, &"done".into()).map_or(true, |d| d.is_truthy());
         if !done {
-            let data: Uint8Array = Reflect::get(&chunk, &"value".into()).map_err(js_error)?.unchecked_into();
+            let data: Uint8Array = Reflect::get(&chunk, &"value".into())
+                .map_err(js_error)?
+                .unchecked_into();
             let start = bytes.len();
             bytes.resize(start + data.length() as usize, 0);
             data.copy_to(&mut bytes[start..]);
@@ -136,13 +166,25 @@ async fn read_verified(id: u32, response: web_sys::Response, sha256: &str, from_
             last = t;
             let loaded = bytes.len() as u64;
             let mb_per_s = loaded as f64 / 1e6 / ((t - t0).max(1.0) / 1000.0);
-            post(id, Response::Progress { loaded, total, mb_per_s, from_cache });
+            post(
+                id,
+                Response::Progress {
+                    loaded,
+                    total,
+                    mb_per_s,
+                    from_cache,
+                },
+            );
         }
         if done {
             break;
         }
     }
-    let got: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let got: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     if got != sha256 {
         return Err(format!(
             "The model file is corrupt: its SHA-256 is {got}, expected {sha256} ({} bytes read).",
@@ -158,12 +200,19 @@ async fn store(cache: &Cache, url: &str, bytes: &[u8]) {
         let body = Uint8Array::from(bytes);
         // The length lets the next visit show progress while re-verifying the cached copy.
         let headers = web_sys::Headers::new().map_err(js_error)?;
-        headers.set("content-length", &bytes.len().to_string()).map_err(js_error)?;
-        headers.set("content-type", "application/octet-stream").map_err(js_error)?;
+        headers
+            .set("content-length", &bytes.len().to_string())
+            .map_err(js_error)?;
+        headers
+            .set("content-type", "application/octet-stream")
+            .map_err(js_error)?;
         let init = web_sys::ResponseInit::new();
         init.set_headers(&headers);
-        let response = web_sys::Response::new_with_opt_js_u8_array_and_init(Some(&body), &init).map_err(js_error)?;
-        JsFuture::from(cache.put_with_str(url, &response)).await.map_err(js_error)
+        let response = web_sys::Response::new_with_opt_js_u8_array_and_init(Some(&body), &init)
+            .map_err(js_error)?;
+        JsFuture::from(cache.put_with_str(url, &response))
+            .await
+            .map_err(js_error)
     };
     if let Err(e) = stored.await {
         web_sys::console::warn_1(&format!("the model could not be cached: {e}").into());

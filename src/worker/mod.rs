@@ -4,8 +4,8 @@
 
 mod dispatch;
 mod generate;
-mod load_model;
 mod lesson_one;
+mod load_model;
 mod post;
 mod prompt;
 mod state;
@@ -20,7 +20,12 @@ pub fn start() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         // After a panic the wasm instance is in an unknown state: the page restarts us.
-        post::post(0, Response::Crashed { message: info.to_string() });
+        post::post(
+            0,
+            Response::Crashed {
+                message: info.to_string(),
+            },
+        );
     }));
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(dispatch::on_message);

@@ -16,6 +16,8 @@ pub fn post(id: u32, body: Response) {
                 web_sys::console::error_2(&"worker: postMessage failed".into(), &e);
             }
         }
-        Err(e) => web_sys::console::error_1(&format!("worker: cannot serialise a response: {e}").into()),
+        Err(e) => {
+            web_sys::console::error_1(&format!("worker: cannot serialise a response: {e}").into())
+        }
     }
 }

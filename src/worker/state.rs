@@ -43,7 +43,10 @@ impl State {
 
     /// Makes request `id` the session's owner, stopping whichever request held it.
     pub fn take(&mut self, id: u32) -> Result<&mut Session, String> {
-        let session = self.session.as_mut().ok_or("The model is not loaded yet.")?;
+        let session = self
+            .session
+            .as_mut()
+            .ok_or("The model is not loaded yet.")?;
         self.owner = id;
         Ok(session)
     }

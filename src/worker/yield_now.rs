@@ -9,7 +9,10 @@ pub async fn yield_now() {
     let promise = js_sys::Promise::new(&mut |resolve, _reject| {
         let channel = MessageChannel::new().expect("MessageChannel exists in workers");
         channel.port1().set_onmessage(Some(&resolve));
-        channel.port2().post_message(&wasm_bindgen::JsValue::UNDEFINED).expect("post to own port");
+        channel
+            .port2()
+            .post_message(&wasm_bindgen::JsValue::UNDEFINED)
+            .expect("post to own port");
     });
     // Resolve never fails.
     let _ = JsFuture::from(promise).await;

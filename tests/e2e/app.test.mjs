@@ -143,6 +143,12 @@ test("glossary: every term has its id, a deep link scrolls to it, lessons show d
   await term.focus();
   assert.equal(await tip.isVisible(), true, "the definition shows on keyboard focus");
   assert.match(await tip.textContent(), /KV cache/);
+  await term.click();
+  await page.waitForURL(url("/glossary#kv-cache"));
+  await page.waitForFunction(() => {
+    const top = document.getElementById("kv-cache")?.getBoundingClientRect().top;
+    return top >= 0 && top < window.innerHeight / 2;
+  });
   await page.goto(url("/learn/generation"));
   await page.waitForSelector(".prose math", { state: "attached" });
 });
@@ -224,6 +230,13 @@ test("offline: with the server gone the site still opens, deep links work, and t
   } finally {
     await browser.context.setOffline(false);
   }
+});
+
+test("Clear cached model says what it did, and the loaded model stays usable", { timeout: MINUTE }, async () => {
+  await page.click("[data-testid=clear-cache]");
+  await page.waitForSelector("[data-testid=engine-notice]");
+  assert.match(await text("engine-notice"), /cached model file was deleted/);
+  assert.ok(await page.isVisible(READY));
 });
 
 test("no request left the origin, and no errors reached the console", () => {

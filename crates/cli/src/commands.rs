@@ -2,7 +2,7 @@
 
 use crate::args::Args;
 use engine::speculative::Draft;
-use engine::{chat_tokens, Message, Model, SamplerSettings, Session, SystemPrompt};
+use engine::{chat_tokens, prompt_tokens, Message, Model, SamplerSettings, Session, SystemPrompt};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
@@ -31,8 +31,19 @@ pub fn run(argv: &[String]) -> Result<Value, String> {
             rest,
             &["raw", "no-kv-cache", "no-system-prompt"],
             &[
-                "model", "prompt", "temperature", "top-k", "top-p", "min-p", "repeat-penalty", "seed", "max-tokens",
-                "speculative", "draft-len", "draft-layers", "follow-up",
+                "model",
+                "prompt",
+                "temperature",
+                "top-k",
+                "top-p",
+                "min-p",
+                "repeat-penalty",
+                "seed",
+                "max-tokens",
+                "speculative",
+                "draft-len",
+                "draft-layers",
+                "follow-up",
             ],
         )?),
         "bench" => bench(&Args::parse(rest, &[], &["model", "rounds"])?),
@@ -49,7 +60,8 @@ pub fn run(argv: &[String]) -> Result<Value, String> {
 
 fn model_bytes(args: &Args) -> Result<Vec<u8>, String> {
     let path = args.str("model").unwrap_or(DEFAULT_MODEL);
-    std::fs::read(path).map_err(|e| format!("cannot read the model file {path}: {e} (scripts/fetch-model.sh fetches it)"))
+    std::fs::read(path)
+        .map_err(|e| format!("cannot read the model file {path}: {e} (scripts/fetch-model.sh fetches it)"))
 }
 
 pub fn load_model(args: &Args) -> Result<Arc<Model>, String> {
@@ -105,16 +117,15 @@ pub fn settings(args: &Args) -> Result<SamplerSettings, String> {
 
 /// The prompt's tokens: through the chat template, or as-is with `--raw`.
 pub fn prompt_ids(model: &Model, args: &Args, prompt: &str) -> Result<Vec<u32>, String> {
-    if prompt.trim().is_empty() {
-        return Err("the prompt is empty".into());
-    }
-    let ids = if args.flag("raw") {
-        model.tokenizer.encode(prompt, true)
+    prompt_tokens(&model.tokenizer, prompt, args.flag("raw"), system_prompt(args)).map_err(|e| e.to_string())
+}
+
+fn system_prompt(args: &Args) -> SystemPrompt {
+    if args.flag("no-system-prompt") {
+        SystemPrompt::Off
     } else {
-        let system = if args.flag("no-system-prompt") { SystemPrompt::Off } else { SystemPrompt::Default };
-        chat_tokens(&model.tokenizer, &[Message::user(prompt)], system)
-    };
-    ids.map_err(|e| e.to_string())
+        SystemPrompt::Default
+    }
 }
 
 fn generate(args: &Args) -> Result<Value, String> {
@@ -138,9 +149,8 @@ fn generate(args: &Args) -> Result<Value, String> {
             return Err("--follow-up is a chat turn; it cannot be combined with --raw".into());
         }
         let text = out["text"].as_str().unwrap_or_default().to_string();
-        let system = if args.flag("no-system-prompt") { SystemPrompt::Off } else { SystemPrompt::Default };
         let turns = [Message::user(prompt), Message::assistant(&text), Message::user(follow)];
-        let ids2 = chat_tokens(&model.tokenizer, &turns, system).map_err(|e| e.to_string())?;
+        let ids2 = chat_tokens(&model.tokenizer, &turns, system_prompt(args)).map_err(|e| e.to_string())?;
         out["follow_up"] = run_turn(&mut s, &ids2, &settings, max_tokens, draft, draft_len)?;
     }
     Ok(out)
@@ -159,7 +169,8 @@ fn run_turn(
     let (g, spec) = match draft {
         None => (s.generate(settings, max_tokens, |_| true).map_err(|e| e.to_string())?, None),
         Some(d) => {
-            let sg = s.generate_speculative(settings, max_tokens, d, draft_len, |_, _| true).map_err(|e| e.to_string())?;
+            let sg =
+                s.generate_speculative(settings, max_tokens, d, draft_len, |_, _| true).map_err(|e| e.to_string())?;
             let figures = json!({
                 "drafted": sg.drafted,
                 "accepted": sg.accepted,
@@ -246,7 +257,8 @@ fn reason(args: &Args) -> Result<Value, String> {
     use engine::reasoning::strategy::{run_all, summarize, RunConfig, Strategy};
     use engine::reasoning::tasks::{bundled_tasks, select};
     let name = args.str("strategy").ok_or("reason needs --strategy direct|cot|self-consistency|hidden")?;
-    let strategy = Strategy::parse(name).ok_or_else(|| format!("--strategy: '{name}' is not direct, cot, self-consistency or hidden"))?;
+    let strategy = Strategy::parse(name)
+        .ok_or_else(|| format!("--strategy: '{name}' is not direct, cot, self-consistency or hidden"))?;
     let seed: Option<u64> = args.str("seed").map(|_| args.get("seed", 0)).transpose()?;
     let cfg = RunConfig {
         strategy,

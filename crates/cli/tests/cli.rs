@@ -27,7 +27,10 @@ fn fails_with(args: &[&str], message: &str) {
 
 #[test]
 fn tokenize_gives_ids_without_bos() {
-    assert_eq!(json(&["tokenize", "--model", MODEL, "--text", "Hello world! 123"]), serde_json::json!([19556, 905, 17, 216, 33, 34, 35]));
+    assert_eq!(
+        json(&["tokenize", "--model", MODEL, "--text", "Hello world! 123"]),
+        serde_json::json!([19556, 905, 17, 216, 33, 34, 35])
+    );
 }
 
 #[test]
@@ -42,7 +45,17 @@ fn logits_are_sorted_and_labelled() {
 
 #[test]
 fn generate_reports_text_and_timings() {
-    let v = json(&["generate", "--model", MODEL, "--prompt", "What is the capital of France?", "--temperature", "0", "--max-tokens", "12"]);
+    let v = json(&[
+        "generate",
+        "--model",
+        MODEL,
+        "--prompt",
+        "What is the capital of France?",
+        "--temperature",
+        "0",
+        "--max-tokens",
+        "12",
+    ]);
     assert!(v["text"].as_str().unwrap().contains("Paris"));
     for k in ["tokens", "prompt_tokens", "ttft_ms", "prefill_tokens_per_s", "decode_tokens_per_s"] {
         assert!(v[k].as_f64().unwrap() > 0.0, "{k}");
@@ -52,15 +65,31 @@ fn generate_reports_text_and_timings() {
 #[test]
 fn speculative_and_follow_up_report_their_figures() {
     let v = json(&[
-        "generate", "--model", MODEL, "--prompt", "Repeat exactly: one two three one two three", "--temperature", "0",
-        "--max-tokens", "12", "--speculative", "prompt-lookup", "--draft-len", "3", "--follow-up", "Again.",
+        "generate",
+        "--model",
+        MODEL,
+        "--prompt",
+        "Repeat exactly: one two three one two three",
+        "--temperature",
+        "0",
+        "--max-tokens",
+        "12",
+        "--speculative",
+        "prompt-lookup",
+        "--draft-len",
+        "3",
+        "--follow-up",
+        "Again.",
     ]);
     assert!(v["drafted"].as_u64().unwrap() >= v["accepted"].as_u64().unwrap());
     let rate = v["acceptance_rate"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&rate));
     let f = &v["follow_up"];
     assert!(f["kv_reused"].as_u64().unwrap() > v["prompt_tokens"].as_u64().unwrap() - 1);
-    assert_eq!(f["kv_reused"].as_u64().unwrap() + f["kv_computed"].as_u64().unwrap(), f["prompt_tokens"].as_u64().unwrap());
+    assert_eq!(
+        f["kv_reused"].as_u64().unwrap() + f["kv_computed"].as_u64().unwrap(),
+        f["prompt_tokens"].as_u64().unwrap()
+    );
 }
 
 #[test]

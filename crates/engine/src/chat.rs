@@ -71,3 +71,16 @@ pub fn chat_tokens(tok: &Tokenizer, messages: &[Message], system: SystemPrompt) 
     turn(&mut ids, "assistant", None)?;
     Ok(ids)
 }
+
+/// A prompt as the model sees it: a user message through the chat template, or with `raw`
+/// the text as it is, where written-out control tokens (`<|im_start|>`) count as such.
+pub fn prompt_tokens(tok: &Tokenizer, prompt: &str, raw: bool, system: SystemPrompt) -> Result<Vec<u32>> {
+    if prompt.trim().is_empty() {
+        return Err(EngineError::InvalidPrompt("the prompt is empty".into()));
+    }
+    if raw {
+        tok.encode(prompt, true)
+    } else {
+        chat_tokens(tok, &[Message::user(prompt)], system)
+    }
+}

@@ -98,16 +98,16 @@ impl Config {
         in_range("ffn", self.ffn, 262_144)?;
         in_range("vocab", self.vocab, 1 << 20)?;
         in_range("context", self.context, 1 << 20)?;
-        if self.heads % self.kv_heads != 0 {
+        if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(invalid(&format!("{} heads cannot share {} KV heads evenly", self.heads, self.kv_heads)));
         }
-        if self.head_dim * self.heads != self.embedding || self.head_dim % 2 != 0 {
+        if self.head_dim * self.heads != self.embedding || !self.head_dim.is_multiple_of(2) {
             return Err(invalid(&format!(
                 "head_dim {} × {} heads does not make the embedding {} (or head_dim is odd)",
                 self.head_dim, self.heads, self.embedding
             )));
         }
-        if !(self.rope_base.is_finite() && self.rope_base > 1.0) || !(self.rms_eps.is_finite() && self.rms_eps > 0.0) {
+        if !(self.rope_base.is_finite() && self.rope_base > 1.0 && self.rms_eps.is_finite() && self.rms_eps > 0.0) {
             return Err(invalid("rope base or RMS epsilon is not a positive finite number"));
         }
         Ok(())

@@ -58,7 +58,9 @@ pub fn read_gguf<R: Read + Seek>(r: &mut R) -> Result<Content> {
         return Err(EngineError::InvalidModel("not a GGUF file: it does not start with the bytes 'GGUF'".into()));
     }
     if zero_alignment(r) {
-        return Err(EngineError::InvalidModel("metadata general.alignment is 0; it must be a positive number of bytes".into()));
+        return Err(EngineError::InvalidModel(
+            "metadata general.alignment is 0; it must be a positive number of bytes".into(),
+        ));
     }
     r.seek(SeekFrom::Start(0)).map_err(io)?;
     Content::read(r).map_err(|e| EngineError::InvalidModel(format!("the GGUF header is malformed or truncated: {e}")))
@@ -83,7 +85,11 @@ fn zero_alignment<R: Read + Seek>(r: &mut R) -> bool {
             self.bytes().map(u32::from_le_bytes)
         }
         fn len(&mut self) -> Option<u64> {
-            if self.v1 { self.u32().map(u64::from) } else { self.bytes().map(u64::from_le_bytes) }
+            if self.v1 {
+                self.u32().map(u64::from)
+            } else {
+                self.bytes().map(u64::from_le_bytes)
+            }
         }
         fn skip(&mut self, n: u64) -> Option<()> {
             self.r.seek(SeekFrom::Current(i64::try_from(n).ok()?)).ok().map(|_| ())

@@ -9,8 +9,8 @@
 //! in their 4- or 8-bit form in memory: one copy of the model, no re-quantisation.
 
 use crate::error::{EngineError, Result};
-use candle_core::quantized::GgmlDType;
 use crate::simd::{bytes, nibbles, F4};
+use candle_core::quantized::GgmlDType;
 use half::f16;
 
 const BLOCK: usize = 32;
@@ -20,9 +20,16 @@ const ROW_TILE: usize = 2;
 enum Weights {
     /// Per block of 32: value = d * q + m, q in 0..16, two nibbles per byte (low nibble =
     /// element j, high nibble = element j + 16), as in ggml's `block_q4_1`.
-    Q4_1 { d: Vec<f32>, m: Vec<f32>, qs: Vec<u8> },
+    Q4_1 {
+        d: Vec<f32>,
+        m: Vec<f32>,
+        qs: Vec<u8>,
+    },
     /// Per block of 32: value = d * q, q an i8, as in ggml's `block_q8_0`.
-    Q8_0 { d: Vec<f32>, qs: Vec<i8> },
+    Q8_0 {
+        d: Vec<f32>,
+        qs: Vec<i8>,
+    },
     F32(Vec<f32>),
 }
 
@@ -86,12 +93,11 @@ pub struct QMatrix {
 impl QMatrix {
     /// Reads the raw GGUF bytes of one tensor. `name` is only for error messages.
     pub fn from_ggml(name: &str, dtype: GgmlDType, rows: usize, cols: usize, bytes: &[u8]) -> Result<Self> {
-        let elems = rows
-            .checked_mul(cols)
-            .ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is too large")))?;
+        let elems =
+            rows.checked_mul(cols).ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is too large")))?;
         let expected = elems / dtype.block_size() * dtype.type_size();
         // Every llama matrix width is a multiple of 32; the kernels rely on it.
-        if cols % BLOCK != 0 {
+        if !cols.is_multiple_of(BLOCK) {
             return Err(EngineError::InvalidModel(format!(
                 "tensor {name} has {cols} columns, not a multiple of the {BLOCK}-element block"
             )));
@@ -123,9 +129,9 @@ impl QMatrix {
                 }
                 Weights::Q8_0 { d, qs }
             }
-            GgmlDType::F32 => Weights::F32(
-                bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
-            ),
+            GgmlDType::F32 => {
+                Weights::F32(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+            }
             GgmlDType::F16 => Weights::F32(bytes.chunks_exact(2).map(|b| half_at(b, 0)).collect()),
             other => {
                 return Err(EngineError::InvalidModel(format!(
@@ -165,22 +171,52 @@ impl QMatrix {
     pub fn matmul_rows(&self, x: &[f32], n: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
         assert_eq!(x.len(), n * self.cols, "matmul: activation shape");
         assert_eq!(out.len(), n * self.rows, "matmul: output shape");
-        if n == 1 {
-            self.matvec(x, rows, out)
-        } else {
-            self.matmat(x, n, rows, out)
+        match n {
+            1 => self.matvec(x, rows, out),
+            2..=FEW_TOKENS => {
+                let mut t = 0;
+                while t < n {
+                    let nt = TOKEN_TILE.min(n - t);
+                    match nt {
+                        4 => self.matvec_few::<4>(x, t, rows.clone(), out),
+                        3 => self.matvec_few::<3>(x, t, rows.clone(), out),
+                        2 => self.matvec_few::<2>(x, t, rows.clone(), out),
+                        _ => self.matvec_few::<1>(x, t, rows.clone(), out),
+                    }
+                    t += nt;
+                }
+            }
+            _ => self.matmat(x, n, rows, out),
         }
+    }
+
+    /// A few tokens (verifying a speculative draft): as in `matvec`, each block is
+    /// dequantised into registers and used at once, here for `T` tokens starting at `t0`.
+    /// `matmat`'s dequantised-row buffer pays off only over many tokens.
+    fn matvec_few<const T: usize>(&self, x: &[f32], t0: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
+        let (blocks, cols) = (self.cols / BLOCK, self.cols);
+        with_blocks!(self, |block| {
+            for r in rows.clone() {
+                let mut acc = [F4::zero(); T];
+                for b in 0..blocks {
+                    let w = block(r, b);
+                    for (i, a) in acc.iter_mut().enumerate() {
+                        let xs = &x[(t0 + i) * cols + b * BLOCK..];
+                        let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
+                        *a = a.add(dot_block(w, &xb));
+                    }
+                }
+                for (i, a) in acc.iter().enumerate() {
+                    out[(t0 + i) * self.rows + r] = a.sum();
+                }
+            }
+        })
     }
 
     /// Decode: each weight is used once, so blocks are dequantised straight into
     /// registers and never stored; two rows share each load of the activations.
     fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
         let blocks = self.cols / BLOCK;
-        let dot_block = |w: [F4; 8], xb: &[F4; 8]| {
-            let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
-            let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
-            s.add(t)
-        };
         with_blocks!(self, |block| {
             let mut r = rows.start;
             while r + 1 < rows.end {
@@ -243,6 +279,17 @@ impl QMatrix {
     }
 }
 
+/// One block's dot product, summed as a tree so that the additions can overlap.
+#[inline(always)]
+fn dot_block(w: [F4; 8], xb: &[F4; 8]) -> F4 {
+    let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
+    let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
+    s.add(t)
+}
+
+/// Up to this many tokens go through the fused few-token kernel rather than `matmat`.
+const FEW_TOKENS: usize = 8;
+
 /// Activation rows per register tile (with `ROW_TILE` weight rows).
 const TOKEN_TILE: usize = 4;
 
@@ -278,7 +325,7 @@ mod tests {
 
     /// Our dequantisation and matmul against candle's own dequantiser plus a plain loop.
     fn check(dtype: GgmlDType) {
-        let (rows, cols, n) = (7, 96, 3);
+        let (rows, cols) = (7, 96);
         let dev = Device::Cpu;
         let data: Vec<f32> = (0..rows * cols).map(|i| ((i * 37 % 101) as f32 - 50.0) / 13.0).collect();
         let t = Tensor::from_vec(data, (rows, cols), &dev).unwrap();
@@ -290,13 +337,19 @@ mod tests {
             m.row_into(r, &mut row);
             assert_eq!(row, reference[r], "row {r} of {dtype:?} differs from candle's dequantisation");
         }
-        let x: Vec<f32> = (0..n * cols).map(|i| ((i * 17 % 23) as f32 - 11.0) / 7.0).collect();
-        let mut out = vec![0f32; n * rows];
-        m.matmul(&x, n, &mut out);
-        for t in 0..n {
-            for r in 0..rows {
-                let want: f32 = (0..cols).map(|c| reference[r][c] * x[t * cols + c]).sum();
-                assert!((out[t * rows + r] - want).abs() < 1e-4 * (1.0 + want.abs()), "{dtype:?} t={t} r={r}");
+        // One token (decode), a few (draft verification) and many (prefill) take different kernels.
+        for n in [1, 3, 6, 13] {
+            let x: Vec<f32> = (0..n * cols).map(|i| ((i * 17 % 23) as f32 - 11.0) / 7.0).collect();
+            let mut out = vec![0f32; n * rows];
+            m.matmul(&x, n, &mut out);
+            for t in 0..n {
+                for r in 0..rows {
+                    let want: f32 = (0..cols).map(|c| reference[r][c] * x[t * cols + c]).sum();
+                    assert!(
+                        (out[t * rows + r] - want).abs() < 1e-4 * (1.0 + want.abs()),
+                        "{dtype:?} n={n} t={t} r={r}"
+                    );
+                }
             }
         }
     }

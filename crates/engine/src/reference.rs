@@ -145,12 +145,7 @@ pub struct LogitError {
     pub argmax_disagreements: usize,
 }
 
-pub fn logit_error(
-    model: &crate::Model,
-    reference: &Reference,
-    prompts: &[&str],
-    top: usize,
-) -> Result<LogitError> {
+pub fn logit_error(model: &crate::Model, reference: &Reference, prompts: &[&str], top: usize) -> Result<LogitError> {
     use crate::kv_cache::KvCache;
     use crate::model::Logits;
     let (mut sum, mut max, mut count, mut disagree) = (0.0f64, 0.0f64, 0usize, 0usize);

@@ -79,7 +79,8 @@ impl SamplerSettings {
     }
 
     pub fn validate(&self) -> Result<()> {
-        let bad = |name, value: f32, reason| Err(EngineError::InvalidSetting { name, value: value.to_string(), reason });
+        let bad =
+            |name, value: f32, reason| Err(EngineError::InvalidSetting { name, value: value.to_string(), reason });
         let t = self.temperature;
         if !t.is_finite() || !(0.0..=MAX_TEMPERATURE).contains(&t) {
             return bad("temperature", t, "must be a number from 0 (greedy) to 10");

@@ -315,7 +315,14 @@ impl Session {
     }
 
     /// Appends a decided token, charging it the forward work pending since the last one.
-    pub(crate) fn push(&mut self, token: u32, prob: f32, dist: Option<Distribution>, sample_ms: f64, forced: bool) -> Step {
+    pub(crate) fn push(
+        &mut self,
+        token: u32,
+        prob: f32,
+        dist: Option<Distribution>,
+        sample_ms: f64,
+        forced: bool,
+    ) -> Step {
         let model_logprob = self.logits.as_deref().map_or(f32::NAN, |l| log_softmax_at(l, token));
         if self.generated() == 0 {
             self.timings.ttft_ms = self.timings.prefill_ms + sample_ms;
@@ -349,7 +356,10 @@ impl Session {
     /// recomputes only the last remaining token.
     pub fn rewind(&mut self, n: usize) -> Result<()> {
         if n > self.generated() {
-            return Err(EngineError::InvalidState(format!("cannot rewind {n} tokens: {} were generated", self.generated())));
+            return Err(EngineError::InvalidState(format!(
+                "cannot rewind {n} tokens: {} were generated",
+                self.generated()
+            )));
         }
         let len = self.tokens.len() - n;
         self.tokens.truncate(len);

@@ -77,7 +77,8 @@ mod arch {
     #[inline(always)]
     pub fn bytes(qs: &[i8; 32]) -> [F4; 8] {
         // SAFETY: two 16-byte reads of a 32-byte array.
-        let (v0, v1) = unsafe { (v128_load(qs.as_ptr() as *const v128), v128_load(qs.as_ptr().add(16) as *const v128)) };
+        let (v0, v1) =
+            unsafe { (v128_load(qs.as_ptr() as *const v128), v128_load(qs.as_ptr().add(16) as *const v128)) };
         let [a, b] = i16_to_f32(i16x8_extend_low_i8x16(v0));
         let [c, d] = i16_to_f32(i16x8_extend_high_i8x16(v0));
         let [e, f] = i16_to_f32(i16x8_extend_low_i8x16(v1));
@@ -161,7 +162,8 @@ mod arch {
             let v0 = _mm_loadu_si128(qs.as_ptr() as *const __m128i);
             let v1 = _mm_loadu_si128(qs.as_ptr().add(16) as *const __m128i);
             // Sign-extend i8 to i16: put each byte in the high half, shift it back down.
-            let widen = |v: __m128i| (_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
+            let widen =
+                |v: __m128i| (_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
             let ((l0, h0), (l1, h1)) = (widen(v0), widen(v1));
             let [a, b] = w16_to_f32(l0, true);
             let [c, d] = w16_to_f32(h0, true);

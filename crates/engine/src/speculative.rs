@@ -121,7 +121,12 @@ impl Session {
     }
 
     /// One draft-and-verify cycle on its own (the page runs cycles one at a time).
-    pub fn speculative_step(&mut self, settings: &SamplerSettings, draft: Draft, k: usize) -> Result<(Cycle, Vec<Step>)> {
+    pub fn speculative_step(
+        &mut self,
+        settings: &SamplerSettings,
+        draft: Draft,
+        k: usize,
+    ) -> Result<(Cycle, Vec<Step>)> {
         self.check_speculation(settings, draft, k)?;
         self.check_room()?;
         let room = self.max_context() - self.tokens.len();
@@ -131,7 +136,11 @@ impl Session {
     fn check_speculation(&self, settings: &SamplerSettings, draft: Draft, k: usize) -> Result<()> {
         settings.validate()?;
         if k == 0 || k > MAX_DRAFT {
-            return Err(EngineError::InvalidSetting { name: "draft_len", value: k.to_string(), reason: "must be 1 to 16" });
+            return Err(EngineError::InvalidSetting {
+                name: "draft_len",
+                value: k.to_string(),
+                reason: "must be 1 to 16",
+            });
         }
         if let Draft::EarlyExit { layers } = draft {
             if layers == 0 || layers >= self.model.config.layers {
@@ -265,7 +274,13 @@ impl Session {
         let keep = self.cache.len().min(self.tokens.len() - 1);
         self.cache.truncate(keep);
         self.logits = None;
-        let cycle = Cycle { drafted: proposal.tokens, accepted: n_accepted, target_token, draft_ms: t1 - t0, verify_ms: t2 - t1 };
+        let cycle = Cycle {
+            drafted: proposal.tokens,
+            accepted: n_accepted,
+            target_token,
+            draft_ms: t1 - t0,
+            verify_ms: t2 - t1,
+        };
         Ok((cycle, steps))
     }
 }
@@ -277,8 +292,12 @@ fn residual_draw(p: &Distribution, q: Option<&Distribution>, d: u32, u: f64) -> 
         Some(q) => q.get(id).map_or(0.0, |c| c.final_prob as f64),
         None => f64::from(u8::from(id == d)),
     };
-    let residual: Vec<(u32, f64)> =
-        p.candidates.iter().filter(|c| c.eligible()).map(|c| (c.id, (c.final_prob as f64 - q_of(c.id)).max(0.0))).collect();
+    let residual: Vec<(u32, f64)> = p
+        .candidates
+        .iter()
+        .filter(|c| c.eligible())
+        .map(|c| (c.id, (c.final_prob as f64 - q_of(c.id)).max(0.0)))
+        .collect();
     let mass: f64 = residual.iter().map(|r| r.1).sum();
     if mass <= 0.0 {
         return p.draw(u);

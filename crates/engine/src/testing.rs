@@ -58,7 +58,11 @@ fn vocabulary() -> (Vec<String>, Vec<i32>, Vec<String>) {
         tokens.push(char::from_u32(ch).unwrap_or('?').to_string());
         types.push(1);
     }
-    let merges = ["Ġ t", "h e", "Ġt he", "i n", "Ġ a", "e r", "o n", "Ġ s", "r e", "a n", "Ġ w", "o r", "e n", "Ġ o", "i s", "a t", "Ġ i", "Ġ c", "Ġ h", "e s", "Ġ b", "Ġ f", "o u", "Ġ m", "l l", "Ġ p", "i t", "Ġ d", "e d", "in g", "Ġ 1", "Ġa n"];
+    let merges = [
+        "Ġ t", "h e", "Ġt he", "i n", "Ġ a", "e r", "o n", "Ġ s", "r e", "a n", "Ġ w", "o r", "e n", "Ġ o", "i s",
+        "a t", "Ġ i", "Ġ c", "Ġ h", "e s", "Ġ b", "Ġ f", "o u", "Ġ m", "l l", "Ġ p", "i t", "Ġ d", "e d", "in g",
+        "Ġ 1", "Ġa n",
+    ];
     for m in merges {
         tokens.push(m.replace(' ', ""));
         types.push(1);

@@ -32,11 +32,17 @@ impl Tokenizer {
         let strings = |key: &str| -> Result<Vec<String>> {
             let v = md.get(key).ok_or_else(|| invalid(&format!("metadata {key} is missing")))?;
             let arr = v.to_vec().map_err(|_| invalid(&format!("metadata {key} is not an array")))?;
-            arr.iter().map(|s| s.to_string().cloned().map_err(|_| invalid(&format!("{key} holds a non-string")))).collect()
+            arr.iter()
+                .map(|s| s.to_string().cloned().map_err(|_| invalid(&format!("{key} holds a non-string"))))
+                .collect()
         };
         match md.get("tokenizer.ggml.model") {
             Some(Value::String(m)) if m == "gpt2" => {}
-            other => return Err(invalid(&format!("tokenizer.ggml.model is {other:?}; this engine reads byte-level BPE ('gpt2')"))),
+            other => {
+                return Err(invalid(&format!(
+                    "tokenizer.ggml.model is {other:?}; this engine reads byte-level BPE ('gpt2')"
+                )))
+            }
         }
         let tokens = strings("tokenizer.ggml.tokens")?;
         if tokens.len() != vocab_size {
@@ -64,7 +70,8 @@ impl Tokenizer {
             return Err(invalid("the EOS token id is outside the vocabulary"));
         }
 
-        let vocab: tokenizers::models::bpe::Vocab = tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+        let vocab: tokenizers::models::bpe::Vocab =
+            tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
         let bpe = BPE::builder()
             .vocab_and_merges(vocab, merges)
             .build()
@@ -110,7 +117,11 @@ impl Tokenizer {
         let mut rest = text;
         while !rest.is_empty() {
             let next = match parse_special {
-                true => self.control.iter().filter_map(|(t, id)| rest.find(t.as_str()).map(|at| (at, t.len(), *id))).min_by_key(|&(at, len, _)| (at, std::cmp::Reverse(len))),
+                true => self
+                    .control
+                    .iter()
+                    .filter_map(|(t, id)| rest.find(t.as_str()).map(|at| (at, t.len(), *id)))
+                    .min_by_key(|&(at, len, _)| (at, std::cmp::Reverse(len))),
                 false => None,
             };
             let (plain, special) = match next {
@@ -118,7 +129,10 @@ impl Tokenizer {
                 None => (rest, None),
             };
             if !plain.is_empty() {
-                let enc = self.inner.encode(plain, false).map_err(|e| EngineError::InvalidPrompt(format!("tokenizer: {e}")))?;
+                let enc = self
+                    .inner
+                    .encode(plain, false)
+                    .map_err(|e| EngineError::InvalidPrompt(format!("tokenizer: {e}")))?;
                 ids.extend_from_slice(enc.get_ids());
             }
             match special {
@@ -142,7 +156,9 @@ impl Tokenizer {
         let b = self.token_bytes(id);
         match std::str::from_utf8(b) {
             Ok(s) => s.to_string(),
-            Err(_) => b.iter().map(|x| if x.is_ascii() { (*x as char).to_string() } else { format!("<0x{x:02X}>") }).collect(),
+            Err(_) => {
+                b.iter().map(|x| if x.is_ascii() { (*x as char).to_string() } else { format!("<0x{x:02X}>") }).collect()
+            }
         }
     }
 

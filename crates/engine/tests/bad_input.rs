@@ -206,7 +206,10 @@ fn generate_refuses_bad_settings_before_doing_anything() {
 fn out_of_range_sampler_settings() {
     let d = SamplerSettings::default;
     let cases: Vec<(SamplerSettings, &str)> = vec![
-        (SamplerSettings { temperature: f32::NEG_INFINITY, ..d() }, "temperature = -inf: must be a number from 0 (greedy) to 10"),
+        (
+            SamplerSettings { temperature: f32::NEG_INFINITY, ..d() },
+            "temperature = -inf: must be a number from 0 (greedy) to 10",
+        ),
         (SamplerSettings { temperature: 10.5, ..d() }, "temperature = 10.5: must be a number from 0 (greedy) to 10"),
         (SamplerSettings { top_p: -0.1, ..d() }, "top_p = -0.1: must be in (0, 1]"),
         (SamplerSettings { top_p: f32::INFINITY, ..d() }, "top_p = inf: must be in (0, 1]"),
@@ -230,7 +233,10 @@ fn cut_stage_orders_that_are_not_a_permutation() {
     fails(with(vec![]).validate(), &["invalid setting order = :", want]);
     fails(with(vec![Stage::TopK, Stage::MinP]).validate(), &["order = top-k,min-p", want]);
     fails(with(vec![Stage::Greedy, Stage::TopP, Stage::MinP]).validate(), &["order = greedy,top-p,min-p", want]);
-    fails(with(vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::TopK]).validate(), &["order = top-k,top-p,min-p,top-k", want]);
+    fails(
+        with(vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::TopK]).validate(),
+        &["order = top-k,top-p,min-p,top-k", want],
+    );
 }
 
 #[test]
@@ -315,7 +321,10 @@ fn token_ids_outside_the_vocabulary_have_no_text() {
 /// same length, and returns the offset just past it.
 fn rename(bytes: &mut [u8], from: &str, to: &str) -> usize {
     assert_eq!(from.len(), to.len());
-    let at = bytes.windows(from.len()).position(|w| w == from.as_bytes()).unwrap_or_else(|| panic!("{from} not in the file"));
+    let at = bytes
+        .windows(from.len())
+        .position(|w| w == from.as_bytes())
+        .unwrap_or_else(|| panic!("{from} not in the file"));
     bytes[at..at + to.len()].copy_from_slice(to.as_bytes());
     at + to.len()
 }
@@ -373,7 +382,10 @@ fn hyperparameters_out_of_range() {
 
 #[test]
 fn heads_that_do_not_fit_the_embedding() {
-    load_fails(&TinyModel { heads: 4, kv_heads: 3, ..TinyModel::default() }.to_gguf(), &["4 heads cannot share 3 KV heads evenly"]);
+    load_fails(
+        &TinyModel { heads: 4, kv_heads: 3, ..TinyModel::default() }.to_gguf(),
+        &["4 heads cannot share 3 KV heads evenly"],
+    );
     load_fails(
         &TinyModel { heads: 64, kv_heads: 64, ..TinyModel::default() }.to_gguf(),
         &["head_dim 1 × 64 heads does not make the embedding 64 (or head_dim is odd)"],
@@ -432,7 +444,10 @@ fn forward_calls_that_make_no_sense() {
     fails(m.forward(&[], 0, &mut cache, all, Logits::Last), &["forward needs at least one token"]);
     fails(m.forward(&[5], 0, &mut cache, 0, Logits::Last), &["layers must be 1..=4, got 0"]);
     fails(m.forward(&[5], 0, &mut cache, 5, Logits::Last), &["layers must be 1..=4, got 5"]);
-    fails(m.forward(&[5, 6], 511, &mut cache, all, Logits::Last), &["513 tokens do not fit the model's 512-token context"]);
+    fails(
+        m.forward(&[5, 6], 511, &mut cache, all, Logits::Last),
+        &["513 tokens do not fit the model's 512-token context"],
+    );
     fails(m.forward(&[5, 300], 0, &mut cache, all, Logits::Last), &["token id 300 is outside the vocabulary"]);
     fails(m.forward(&[5], 3, &mut cache, all, Logits::Last), &["layer 0 caches 0 positions, cannot continue at 3"]);
     assert!(m.forward(&[5], 0, &mut cache, all, Logits::Last).is_ok());
@@ -475,7 +490,10 @@ fn out_of_range_reasoning_run_settings() {
     assert!(ok.validate().is_ok());
     fails(RunConfig { samples: 17, ..ok.clone() }.validate(), &["invalid setting samples = 17: must be 1 to 16"]);
     fails(RunConfig { samples: usize::MAX, ..ok.clone() }.validate(), &["samples = 18446744073709551615"]);
-    fails(RunConfig { budget: 1025, ..ok.clone() }.validate(), &["invalid setting budget = 1025: must be 1 to 1024 tokens"]);
+    fails(
+        RunConfig { budget: 1025, ..ok.clone() }.validate(),
+        &["invalid setting budget = 1025: must be 1 to 1024 tokens"],
+    );
     fails(RunConfig { temperature: 11.0, ..ok.clone() }.validate(), &["temperature = 11"]);
     fails(RunConfig { temperature: -1.0, ..ok.clone() }.validate(), &["temperature = -1"]);
     fails(RunConfig { temperature: f32::INFINITY, ..ok.clone() }.validate(), &["temperature = inf"]);

@@ -23,7 +23,8 @@ fn logits_stay_close_to_the_f32_reference() {
 #[test]
 fn greedy_answers_the_capital_of_france() {
     let m = real();
-    let ids = chat_tokens(&m.tokenizer, &[Message::user("What is the capital of France?")], SystemPrompt::Default).unwrap();
+    let ids =
+        chat_tokens(&m.tokenizer, &[Message::user("What is the capital of France?")], SystemPrompt::Default).unwrap();
     let mut s = session(m);
     s.start(&ids, 0).unwrap();
     let g = s.generate(&SamplerSettings::greedy(), 30, |_| true).unwrap();

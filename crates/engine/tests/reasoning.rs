@@ -55,10 +55,12 @@ fn self_consistency_votes_over_every_sample() {
 #[test]
 fn the_same_seed_gives_the_same_results() {
     let strip = |v: Vec<engine::reasoning::strategy::ItemResult>| {
-        v.into_iter().map(|mut i| {
-            i.latency_ms = 0.0;
-            i
-        }).collect::<Vec<_>>()
+        v.into_iter()
+            .map(|mut i| {
+                i.latency_ms = 0.0;
+                i
+            })
+            .collect::<Vec<_>>()
     };
     assert_eq!(strip(run(Strategy::SelfConsistency, 2, 6, 9)), strip(run(Strategy::SelfConsistency, 2, 6, 9)));
 }
@@ -69,5 +71,6 @@ fn bad_run_settings_are_errors() {
     let ok = RunConfig { strategy: Strategy::Cot, samples: 1, temperature: 0.7, budget: 64, seed: 0 };
     assert!(bad(RunConfig { samples: 0, ..ok.clone() }).contains("samples"));
     assert!(bad(RunConfig { budget: 0, ..ok.clone() }).contains("budget"));
-    assert!(bad(RunConfig { temperature: f32::NAN, strategy: Strategy::SelfConsistency, ..ok.clone() }).contains("temperature"));
+    assert!(bad(RunConfig { temperature: f32::NAN, strategy: Strategy::SelfConsistency, ..ok.clone() })
+        .contains("temperature"));
 }

@@ -15,7 +15,12 @@ fn settings(t: f32, k: usize, p: f32, m: f32) -> SamplerSettings {
 fn probabilities_sum_to_one_at_every_setting() {
     for seed in 0..20 {
         let l = logits(500, seed);
-        for s in [settings(1.0, 0, 1.0, 0.0), settings(0.3, 40, 0.9, 0.05), settings(1.7, 3, 0.5, 0.2), settings(0.0, 0, 1.0, 0.0)] {
+        for s in [
+            settings(1.0, 0, 1.0, 0.0),
+            settings(0.3, 40, 0.9, 0.05),
+            settings(1.7, 3, 0.5, 0.2),
+            settings(0.0, 0, 1.0, 0.0),
+        ] {
             let d = distribution(&l, &s, &[]);
             let all: f64 = d.candidates.iter().map(|c| c.prob as f64).sum();
             let fin: f64 = d.candidates.iter().map(|c| c.final_prob as f64).sum();

@@ -12,7 +12,11 @@ fn tiny_prompts() -> Vec<Vec<u32>> {
         .map(|p| {
             // Some prompts repeat themselves, so that prompt lookup has something to find.
             let base: Vec<u32> = (0..12).map(|i| (i * 31 + p * 17) % 280 + 3).collect();
-            if p % 2 == 0 { [base.clone(), base[..6].to_vec()].concat() } else { base }
+            if p % 2 == 0 {
+                [base.clone(), base[..6].to_vec()].concat()
+            } else {
+                base
+            }
         })
         .collect()
 }
@@ -48,7 +52,9 @@ fn greedy_speculation_equals_plain_greedy_on_the_tiny_model() {
 fn greedy_speculation_equals_plain_greedy_on_the_real_model() {
     let m = real();
     let g = SamplerSettings::greedy();
-    for text in ["Repeat this list exactly: apple, banana, cherry, apple, banana, cherry", "What is the capital of France?"] {
+    for text in
+        ["Repeat this list exactly: apple, banana, cherry, apple, banana, cherry", "What is the capital of France?"]
+    {
         let ids = chat_tokens(&m.tokenizer, &[Message::user(text)], SystemPrompt::Default).unwrap();
         let mut plain = session(m.clone());
         plain.start(&ids, 0).unwrap();
@@ -109,5 +115,9 @@ fn bad_speculation_settings_are_errors() {
     s.start(&[5, 6, 7], 0).unwrap();
     let g = SamplerSettings::greedy();
     assert!(s.speculative_step(&g, Draft::PromptLookup, 0).unwrap_err().to_string().contains("draft_len"));
-    assert!(s.speculative_step(&g, Draft::EarlyExit { layers: 4 }, 2).unwrap_err().to_string().contains("draft_layers"));
+    assert!(s
+        .speculative_step(&g, Draft::EarlyExit { layers: 4 }, 2)
+        .unwrap_err()
+        .to_string()
+        .contains("draft_layers"));
 }

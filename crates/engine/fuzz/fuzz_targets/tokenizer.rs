@@ -36,7 +36,7 @@ fn stream<'a>(chunks: impl Iterator<Item = &'a [u8]>) -> String {
 
 /// Cuts `bytes` into pieces of 0 to 7 bytes, chosen by `seed`.
 fn split(bytes: &[u8], seed: u8) -> Vec<&[u8]> {
-    let mut x = u32::from(seed) * 2654435761 + 1;
+    let mut x = u32::from(seed).wrapping_mul(2654435761).wrapping_add(1);
     let mut out = Vec::new();
     let mut rest = bytes;
     while !rest.is_empty() {

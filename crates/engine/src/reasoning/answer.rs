@@ -31,11 +31,7 @@ pub fn extract_answer(text: &str) -> Option<String> {
         if let Some(rest) = after_answer_marker(line) {
             let mut found = clean(rest);
             if found.is_empty() {
-                found = lines[i + 1..]
-                    .iter()
-                    .map(|l| clean(l))
-                    .find(|l| !l.is_empty())
-                    .unwrap_or_default();
+                found = lines[i + 1..].iter().map(|l| clean(l)).find(|l| !l.is_empty()).unwrap_or_default();
             }
             if !found.is_empty() {
                 return Some(found);
@@ -50,11 +46,7 @@ pub fn extract_answer(text: &str) -> Option<String> {
         return Some(collapse_whitespace(&whole));
     }
     let last = clean(last_sentence(&whole));
-    Some(collapse_whitespace(if last.is_empty() {
-        &whole
-    } else {
-        &last
-    }))
+    Some(collapse_whitespace(if last.is_empty() { &whole } else { &last }))
 }
 
 /// Canonical comparison form of a free-text answer: lowercase, surrounding punctuation, quotes
@@ -92,11 +84,7 @@ pub fn normalize(s: &str) -> String {
 pub fn is_correct(task: &Task, extracted: &str) -> bool {
     match task.kind {
         AnswerKind::Number => match last_number(extracted) {
-            Some(x) => task
-                .answers
-                .iter()
-                .filter_map(|a| last_number(a))
-                .any(|a| nearly_equal(a, x)),
+            Some(x) => task.answers.iter().filter_map(|a| last_number(a)).any(|a| nearly_equal(a, x)),
             None => false,
         },
         AnswerKind::Text => {
@@ -105,8 +93,7 @@ pub fn is_correct(task: &Task, extracted: &str) -> bool {
             task.answers.iter().any(|a| {
                 let want = normalize(a);
                 let want_words = words(&want);
-                !want_words.is_empty()
-                    && (want == got || got_words.windows(want_words.len()).any(|w| w == want_words))
+                !want_words.is_empty() && (want == got || got_words.windows(want_words.len()).any(|w| w == want_words))
             })
         }
         AnswerKind::YesNo => match yes_no(extracted) {
@@ -227,8 +214,7 @@ fn after_answer_marker(line: &str) -> Option<&str> {
 fn clean(s: &str) -> String {
     s.trim_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '`' | '"' | '#'))
         .trim_end_matches(|c: char| {
-            c.is_whitespace()
-                || matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '*' | '_' | '`' | '"')
+            c.is_whitespace() || matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '*' | '_' | '`' | '"')
         })
         .to_string()
 }
@@ -239,6 +225,31 @@ fn collapse_whitespace(s: &str) -> String {
 
 /// The text after the last sentence break (a newline, or `.`/`!`/`?` followed by whitespace, so
 /// decimals like "2.5" do not split). `s` has already had its trailing punctuation removed.
+/// For a reply that should itself be the answer (direct answering): the marker line when
+/// there is one, else the reply's first sentence. A model that ignores the format states its
+/// answer first and then elaborates ("No, 7 is not prime. A prime number is ..."), so the
+/// last sentence, right for a chain of thought, would judge the elaboration instead.
+pub fn extract_leading_answer(text: &str) -> Option<String> {
+    if text.lines().any(has_answer_marker) {
+        return extract_answer(text);
+    }
+    let whole = clean(text);
+    let first = clean(first_sentence(&whole));
+    (!first.is_empty()).then(|| collapse_whitespace(&first))
+}
+
+/// Up to the first sentence end ('.', '!' or '?' before white space or the end) or line break.
+fn first_sentence(s: &str) -> &str {
+    let mut it = s.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        let next_is_space = it.peek().is_none_or(|&(_, n)| n.is_whitespace());
+        if c == '\n' || (matches!(c, '.' | '!' | '?') && next_is_space) {
+            return &s[..i];
+        }
+    }
+    s
+}
+
 fn last_sentence(s: &str) -> &str {
     let mut start = 0;
     let mut it = s.char_indices().peekable();
@@ -259,13 +270,7 @@ fn strip_thousands_separators(s: &str) -> String {
     cs.iter()
         .enumerate()
         .filter(|&(i, &c)| {
-            !(c == ','
-                && i > 0
-                && digit(i - 1)
-                && digit(i + 1)
-                && digit(i + 2)
-                && digit(i + 3)
-                && !digit(i + 4))
+            !(c == ',' && i > 0 && digit(i - 1) && digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4))
         })
         .map(|(_, &c)| c)
         .collect()
@@ -280,8 +285,7 @@ fn trim_edges(s: &str) -> &str {
             break;
         }
         let next = s[c.len_utf8()..].chars().next();
-        let numeric = matches!(c, '-' | '.')
-            && next.is_some_and(|d| d.is_ascii_digit() || (c == '-' && d == '.'));
+        let numeric = matches!(c, '-' | '.') && next.is_some_and(|d| d.is_ascii_digit() || (c == '-' && d == '.'));
         if numeric {
             break;
         }
@@ -312,9 +316,7 @@ fn plain_number(s: &str) -> Option<f64> {
 fn number_words_only(s: &str) -> Option<f64> {
     let toks = tokenize(s);
     let all_words = toks.iter().all(|t| match t {
-        Tok::Word(w) => {
-            word_value(w).is_some() || matches!(w.as_str(), "and" | "minus" | "negative")
-        }
+        Tok::Word(w) => word_value(w).is_some() || matches!(w.as_str(), "and" | "minus" | "negative"),
         _ => false,
     });
     let nums = numbers_in(s);
@@ -332,19 +334,15 @@ fn last_number(s: &str) -> Option<f64> {
 
 /// First yes/no-type word: Some(true) for yes/true, Some(false) for no/false.
 fn yes_no(s: &str) -> Option<bool> {
-    s.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .find_map(|w| match w {
-            "yes" | "true" => Some(true),
-            "no" | "false" => Some(false),
-            _ => None,
-        })
+    s.to_lowercase().split(|c: char| !c.is_alphanumeric()).find_map(|w| match w {
+        "yes" | "true" => Some(true),
+        "no" | "false" => Some(false),
+        _ => None,
+    })
 }
 
 fn words(s: &str) -> Vec<&str> {
-    s.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect()
+    s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect()
 }
 
 enum Tok {
@@ -385,9 +383,7 @@ fn tokenize(s: &str) -> Vec<Tok> {
             while i < cs.len() && cs[i].is_alphabetic() {
                 i += 1;
             }
-            toks.push(Tok::Word(
-                cs[start..i].iter().collect::<String>().to_lowercase(),
-            ));
+            toks.push(Tok::Word(cs[start..i].iter().collect::<String>().to_lowercase()));
         } else {
             if !(c.is_whitespace() || c == '-') {
                 toks.push(Tok::Break);
@@ -408,24 +404,10 @@ enum Part {
 }
 
 fn word_value(w: &str) -> Option<(Part, u64)> {
-    const UNITS: [&str; 10] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-    ];
-    const TEENS: [&str; 10] = [
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
-    const TENS: [&str; 8] = [
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
+    const UNITS: [&str; 10] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+    const TEENS: [&str; 10] =
+        ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"];
+    const TENS: [&str; 8] = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
     if let Some(k) = UNITS.iter().position(|&u| u == w) {
         return Some((Part::Unit, k as u64));
     }
@@ -461,17 +443,13 @@ impl WordNumber {
         let ok = match part {
             Part::Unit => {
                 (v > 0 || self.last.is_none())
-                    && matches!(
-                        self.last,
-                        None | Some(Part::Tens | Part::Hundred | Part::Thousand)
-                    )
+                    && matches!(self.last, None | Some(Part::Tens | Part::Hundred | Part::Thousand))
             }
             Part::Teen | Part::Tens => {
                 matches!(self.last, None | Some(Part::Hundred | Part::Thousand))
             }
             Part::Hundred => {
-                self.current < 100
-                    && matches!(self.last, None | Some(Part::Unit | Part::Teen | Part::Tens))
+                self.current < 100 && matches!(self.last, None | Some(Part::Unit | Part::Teen | Part::Tens))
             }
             Part::Thousand => self.total == 0,
         };
@@ -507,8 +485,7 @@ impl WordNumber {
 /// Every number in `s`, in order of appearance, whether written in digits or words.
 fn numbers_in(s: &str) -> Vec<f64> {
     let toks = tokenize(&strip_thousands_separators(&s.to_lowercase()));
-    let is_number_word =
-        |k: usize| matches!(toks.get(k), Some(Tok::Word(w)) if word_value(w).is_some());
+    let is_number_word = |k: usize| matches!(toks.get(k), Some(Tok::Word(w)) if word_value(w).is_some());
     let mut out = Vec::new();
     let mut acc = WordNumber::default();
     // "minus"/"negative" is a sign only where it cannot be the binary operator ("12 minus 5").
@@ -527,20 +504,14 @@ fn numbers_in(s: &str) -> Vec<f64> {
                 prev_was_number = true;
             }
             Tok::Word(w)
-                if w == "and"
-                    && matches!(acc.last, Some(Part::Hundred | Part::Thousand))
-                    && is_number_word(k + 1) => {}
+                if w == "and" && matches!(acc.last, Some(Part::Hundred | Part::Thousand)) && is_number_word(k + 1) => {}
             Tok::Word(w) if (w == "minus" || w == "negative") && !prev_was_number => {
                 out.extend(acc.take());
                 pending_sign = true;
             }
             Tok::Num(v) => {
                 out.extend(acc.take());
-                out.push(if std::mem::take(&mut pending_sign) {
-                    -v
-                } else {
-                    *v
-                });
+                out.push(if std::mem::take(&mut pending_sign) { -v } else { *v });
                 prev_was_number = true;
             }
             _ => {
@@ -596,10 +567,7 @@ mod tests {
 
     #[test]
     fn answer_marker_on_its_own_line_uses_next_line() {
-        assert_eq!(
-            ex("Let me think.\n**Answer:**\n\n  12 apples.\n"),
-            "12 apples"
-        );
+        assert_eq!(ex("Let me think.\n**Answer:**\n\n  12 apples.\n"), "12 apples");
     }
 
     #[test]
@@ -612,10 +580,7 @@ mod tests {
     #[test]
     fn fallback_short_reply_is_whole_reply() {
         assert_eq!(ex("  Paris.  "), "Paris");
-        assert_eq!(
-            ex("The capital of France is Paris."),
-            "The capital of France is Paris"
-        );
+        assert_eq!(ex("The capital of France is Paris."), "The capital of France is Paris");
         assert_eq!(ex("12\n"), "12");
     }
 
@@ -625,8 +590,7 @@ mod tests {
                      3 plus 4 makes 7. So Tom has 7 apples.";
         assert_eq!(ex(reply), "So Tom has 7 apples");
         // Decimal points do not split sentences.
-        let reply =
-            "We need to compare the two numbers carefully digit by digit here. The larger is 9.9.";
+        let reply = "We need to compare the two numbers carefully digit by digit here. The larger is 9.9.";
         assert_eq!(ex(reply), "The larger is 9.9");
         let reply = "Let me work through this problem one careful step at a time\nresult 24";
         assert_eq!(ex(reply), "result 24");
@@ -672,15 +636,9 @@ mod tests {
         assert_eq!(numbers_in("7 + 5 = 12"), vec![7.0, 5.0, 12.0]);
         assert_eq!(numbers_in("one, two three"), vec![1.0, 2.0, 3.0]);
         assert_eq!(numbers_in("twenty-one and 4"), vec![21.0, 4.0]);
-        assert_eq!(
-            numbers_in("one thousand two hundred and thirty four"),
-            vec![1234.0]
-        );
+        assert_eq!(numbers_in("one thousand two hundred and thirty four"), vec![1234.0]);
         assert_eq!(numbers_in("5-3 is 2"), vec![5.0, 3.0, 2.0]);
-        assert_eq!(
-            numbers_in("12 minus 15 is negative three"),
-            vec![12.0, 15.0, -3.0]
-        );
+        assert_eq!(numbers_in("12 minus 15 is negative three"), vec![12.0, 15.0, -3.0]);
         assert_eq!(numbers_in("it is -0.5 or .25"), vec![-0.5, 0.25]);
         assert_eq!(numbers_in("no numbers here"), Vec::<f64>::new());
     }
@@ -703,18 +661,7 @@ mod tests {
         ] {
             assert!(is_correct(&t, good), "{good:?} should be correct");
         }
-        for bad in [
-            "112",
-            "121",
-            "1.2",
-            "120",
-            "11",
-            "eleven",
-            "12 is wrong, it is 13",
-            "",
-            "apples",
-            "-12",
-        ] {
+        for bad in ["112", "121", "1.2", "120", "11", "eleven", "12 is wrong, it is 13", "", "apples", "-12"] {
             assert!(!is_correct(&t, bad), "{bad:?} should be wrong");
         }
     }
@@ -760,14 +707,7 @@ mod tests {
     #[test]
     fn text_answers() {
         let t = task(AnswerKind::Text, &["Paris"]);
-        for good in [
-            "Paris",
-            "paris",
-            "PARIS.",
-            "The capital of France is Paris.",
-            "**Paris**",
-            "\"Paris\"",
-        ] {
+        for good in ["Paris", "paris", "PARIS.", "The capital of France is Paris.", "**Paris**", "\"Paris\""] {
             assert!(is_correct(&t, good), "{good:?} should be correct");
         }
         for bad in ["Parisian", "Lyon", "", "Pa ris", "The capital is Lyon"] {
@@ -818,28 +758,13 @@ mod tests {
 
     #[test]
     fn canonical_answer_per_kind() {
-        assert_eq!(
-            canonical_answer(AnswerKind::Number, "12 apples").as_deref(),
-            Some("12")
-        );
-        assert_eq!(
-            canonical_answer(AnswerKind::Number, "twelve").as_deref(),
-            Some("12")
-        );
-        assert_eq!(
-            canonical_answer(AnswerKind::Number, "2.50").as_deref(),
-            Some("2.5")
-        );
+        assert_eq!(canonical_answer(AnswerKind::Number, "12 apples").as_deref(), Some("12"));
+        assert_eq!(canonical_answer(AnswerKind::Number, "twelve").as_deref(), Some("12"));
+        assert_eq!(canonical_answer(AnswerKind::Number, "2.50").as_deref(), Some("2.5"));
         assert_eq!(canonical_answer(AnswerKind::Number, "none"), None);
-        assert_eq!(
-            canonical_answer(AnswerKind::YesNo, "True, it is").as_deref(),
-            Some("yes")
-        );
+        assert_eq!(canonical_answer(AnswerKind::YesNo, "True, it is").as_deref(), Some("yes"));
         assert_eq!(canonical_answer(AnswerKind::YesNo, "maybe"), None);
-        assert_eq!(
-            canonical_answer(AnswerKind::Text, "The Paris.").as_deref(),
-            Some("paris")
-        );
+        assert_eq!(canonical_answer(AnswerKind::Text, "The Paris.").as_deref(), Some("paris"));
         assert_eq!(canonical_answer(AnswerKind::Text, "..."), None);
     }
 
@@ -849,26 +774,11 @@ mod tests {
 
     #[test]
     fn majority_vote_groups_by_normalized_form() {
-        let r = majority_vote(&votes(&[
-            Some("Paris"),
-            Some("Lyon"),
-            Some("paris."),
-            Some("**PARIS**"),
-        ]))
-        .unwrap();
+        let r = majority_vote(&votes(&[Some("Paris"), Some("Lyon"), Some("paris."), Some("**PARIS**")])).unwrap();
         assert_eq!(r.winner, "Paris");
-        assert_eq!(
-            r.counts,
-            vec![("Paris".to_string(), 3), ("Lyon".to_string(), 1)]
-        );
+        assert_eq!(r.counts, vec![("Paris".to_string(), 3), ("Lyon".to_string(), 1)]);
 
-        let r = majority_vote(&votes(&[
-            Some("12"),
-            Some("twelve"),
-            Some("13"),
-            Some("12.0"),
-        ]))
-        .unwrap();
+        let r = majority_vote(&votes(&[Some("12"), Some("twelve"), Some("13"), Some("12.0")])).unwrap();
         assert_eq!(r.winner, "12");
         assert_eq!(r.counts, vec![("12".to_string(), 3), ("13".to_string(), 1)]);
     }
@@ -880,36 +790,14 @@ mod tests {
         let r = majority_vote(&votes(&[Some("8"), Some("7"), Some("7"), Some("8")])).unwrap();
         assert_eq!(r.winner, "8");
         // Counts: by count descending, ties in first-appearance order.
-        let r = majority_vote(&votes(&[
-            Some("a1"),
-            Some("b2"),
-            Some("c3"),
-            Some("c3"),
-            Some("b2"),
-        ]))
-        .unwrap();
-        assert_eq!(
-            r.counts,
-            vec![
-                ("b2".to_string(), 2),
-                ("c3".to_string(), 2),
-                ("a1".to_string(), 1)
-            ]
-        );
+        let r = majority_vote(&votes(&[Some("a1"), Some("b2"), Some("c3"), Some("c3"), Some("b2")])).unwrap();
+        assert_eq!(r.counts, vec![("b2".to_string(), 2), ("c3".to_string(), 2), ("a1".to_string(), 1)]);
         assert_eq!(r.winner, "b2");
     }
 
     #[test]
     fn majority_vote_ignores_none_and_blank() {
-        let r = majority_vote(&votes(&[
-            None,
-            Some("5"),
-            None,
-            Some("6"),
-            Some("6"),
-            Some("  "),
-        ]))
-        .unwrap();
+        let r = majority_vote(&votes(&[None, Some("5"), None, Some("6"), Some("6"), Some("  ")])).unwrap();
         assert_eq!(r.winner, "6");
         assert_eq!(r.counts, vec![("6".to_string(), 2), ("5".to_string(), 1)]);
         // A single vote beats any number of abstentions.
@@ -933,31 +821,11 @@ mod tests {
 
     #[test]
     fn wilson_interval_known_values() {
-        assert!(
-            approx(wilson_interval(5, 10), (0.2366, 0.7634)),
-            "{:?}",
-            wilson_interval(5, 10)
-        );
-        assert!(
-            approx(wilson_interval(0, 10), (0.0, 0.2775)),
-            "{:?}",
-            wilson_interval(0, 10)
-        );
-        assert!(
-            approx(wilson_interval(10, 10), (0.7225, 1.0)),
-            "{:?}",
-            wilson_interval(10, 10)
-        );
-        assert!(
-            approx(wilson_interval(8, 10), (0.4902, 0.9433)),
-            "{:?}",
-            wilson_interval(8, 10)
-        );
-        assert!(
-            approx(wilson_interval(50, 100), (0.4038, 0.5962)),
-            "{:?}",
-            wilson_interval(50, 100)
-        );
+        assert!(approx(wilson_interval(5, 10), (0.2366, 0.7634)), "{:?}", wilson_interval(5, 10));
+        assert!(approx(wilson_interval(0, 10), (0.0, 0.2775)), "{:?}", wilson_interval(0, 10));
+        assert!(approx(wilson_interval(10, 10), (0.7225, 1.0)), "{:?}", wilson_interval(10, 10));
+        assert!(approx(wilson_interval(8, 10), (0.4902, 0.9433)), "{:?}", wilson_interval(8, 10));
+        assert!(approx(wilson_interval(50, 100), (0.4038, 0.5962)), "{:?}", wilson_interval(50, 100));
         assert_eq!(wilson_interval(0, 0), (0.0, 1.0));
     }
 
@@ -967,10 +835,7 @@ mod tests {
             for c in 0..=n {
                 let (lo, hi) = wilson_interval(c, n);
                 let p = c as f64 / n as f64;
-                assert!(
-                    0.0 <= lo && lo <= p + 1e-12 && p <= hi + 1e-12 && hi <= 1.0,
-                    "{c}/{n}: ({lo}, {hi})"
-                );
+                assert!(0.0 <= lo && lo <= p + 1e-12 && p <= hi + 1e-12 && hi <= 1.0, "{c}/{n}: ({lo}, {hi})");
             }
         }
         // More data, narrower interval.
@@ -979,5 +844,16 @@ mod tests {
             hi - lo
         };
         assert!(w(50, 100) < w(5, 10));
+    }
+
+    #[test]
+    fn leading_answer_is_the_first_sentence_unless_marked() {
+        let yes_no = "No, 7 is not a prime number. A prime number is greater than 1.";
+        assert_eq!(extract_leading_answer(yes_no).as_deref(), Some("No, 7 is not a prime number"));
+        let number = "Tom has 3 + 4 = 7 apples.\nTom has 3 + 4 = 7 apples.\nTom has 3 +";
+        assert_eq!(extract_leading_answer(number).as_deref(), Some("Tom has 3 + 4 = 7 apples"));
+        assert_eq!(extract_leading_answer("Some words first.\nAnswer: 12").as_deref(), Some("12"));
+        assert_eq!(extract_leading_answer("Paris").as_deref(), Some("Paris"));
+        assert_eq!(extract_leading_answer("  \n "), None);
     }
 }

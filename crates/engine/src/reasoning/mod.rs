@@ -1,4 +1,4 @@
 //! Lesson 3 ("Reasoning compute"): the bundled task set and the length-independent answer checker.
 pub mod answer;
-pub mod tasks;
 pub mod strategy;
+pub mod tasks;

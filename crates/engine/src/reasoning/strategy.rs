@@ -7,7 +7,8 @@
 //! after a spent budget) are prompt, not generated output, and are not counted.
 
 use super::answer::{
-    canonical_answer, extract_answer, has_answer_marker, is_correct, majority_vote, wilson_interval, VoteResult,
+    canonical_answer, extract_answer, extract_leading_answer, has_answer_marker, is_correct, majority_vote,
+    wilson_interval, VoteResult,
 };
 use super::tasks::Task;
 use crate::chat::{chat_tokens, Message, SystemPrompt};
@@ -97,7 +98,10 @@ impl RunConfig {
 pub fn prompt(task: &Task, strategy: Strategy) -> String {
     match strategy {
         Strategy::Direct => format!("{}\nReply with only the final answer, as: Answer: <answer>", task.question),
-        _ => format!("{}\nThink step by step. Then give the final answer on its own line, as: Answer: <answer>", task.question),
+        _ => format!(
+            "{}\nThink step by step. Then give the final answer on its own line, as: Answer: <answer>",
+            task.question
+        ),
     }
 }
 
@@ -241,8 +245,14 @@ impl ItemRunner {
 
     fn end_sample(&mut self, now_ms: f64) -> Option<ItemResult> {
         let mut sample = std::mem::take(&mut self.current);
-        let judged = if sample.answer_text.trim().is_empty() { sample.reasoning.clone() } else { sample.answer_text.clone() };
-        sample.extracted = extract_answer(&judged);
+        sample.extracted = if self.cfg.strategy == Strategy::Direct {
+            extract_leading_answer(&sample.answer_text)
+        } else if sample.answer_text.trim().is_empty() {
+            // The chain of thought ended without an answer line: judge its conclusion.
+            extract_answer(&sample.reasoning)
+        } else {
+            extract_answer(&sample.answer_text)
+        };
         self.samples.push(sample);
         self.sample_index += 1;
         self.phase = Phase::Start;

@@ -50,17 +50,8 @@ pub fn categories(tasks: &[Task]) -> Vec<String> {
 /// The shuffle uses an inline splitmix64 so that a seed names the same subset on wasm and
 /// native (no dependency on a `rand` version or on `usize` width), which lets a learner share
 /// "seed 7, 10 tasks" and get the same questions. Without a seed the file order is kept.
-pub fn select(
-    tasks: &[Task],
-    category: Option<&str>,
-    limit: Option<usize>,
-    seed: Option<u64>,
-) -> Vec<Task> {
-    let mut out: Vec<Task> = tasks
-        .iter()
-        .filter(|t| category.is_none_or(|c| t.category == c))
-        .cloned()
-        .collect();
+pub fn select(tasks: &[Task], category: Option<&str>, limit: Option<usize>, seed: Option<u64>) -> Vec<Task> {
+    let mut out: Vec<Task> = tasks.iter().filter(|t| category.is_none_or(|c| t.category == c)).cloned().collect();
     if let Some(seed) = seed {
         let mut rng = SplitMix64(seed);
         // Fisher-Yates; indices go through u64 so 32-bit and 64-bit targets agree.
@@ -94,15 +85,7 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
-    const KNOWN: [&str; 7] = [
-        "arithmetic",
-        "capitals",
-        "comparison",
-        "facts",
-        "units",
-        "word-problems",
-        "yes-no",
-    ];
+    const KNOWN: [&str; 7] = ["arithmetic", "capitals", "comparison", "facts", "units", "word-problems", "yes-no"];
 
     #[test]
     fn bundled_tasks_parse_and_are_well_formed() {
@@ -111,19 +94,10 @@ mod tests {
         let mut ids = HashSet::new();
         for t in &tasks {
             assert!(ids.insert(t.id.clone()), "duplicate id {}", t.id);
-            assert!(
-                KNOWN.contains(&t.category.as_str()),
-                "{}: unknown category {}",
-                t.id,
-                t.category
-            );
+            assert!(KNOWN.contains(&t.category.as_str()), "{}: unknown category {}", t.id, t.category);
             assert!(!t.question.trim().is_empty(), "{}: empty question", t.id);
             assert!(!t.answers.is_empty(), "{}: no accepted answers", t.id);
-            assert!(
-                t.answers.iter().all(|a| !a.trim().is_empty()),
-                "{}: blank answer",
-                t.id
-            );
+            assert!(t.answers.iter().all(|a| !a.trim().is_empty()), "{}: blank answer", t.id);
             if t.category == "yes-no" {
                 assert_eq!(t.kind, AnswerKind::YesNo, "{}", t.id);
             }
@@ -135,10 +109,7 @@ mod tests {
         let tasks = bundled_tasks();
         let cats = categories(&tasks);
         assert!(cats.len() >= 6);
-        assert_eq!(
-            cats,
-            KNOWN.iter().map(|s| s.to_string()).collect::<Vec<_>>()
-        );
+        assert_eq!(cats, KNOWN.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         for c in &cats {
             let n = tasks.iter().filter(|t| &t.category == c).count();
             assert!((8..=14).contains(&n), "category {c} has {n} tasks");
@@ -152,14 +123,8 @@ mod tests {
 
     #[test]
     fn kind_uses_kebab_case_names() {
-        assert_eq!(
-            serde_json::to_string(&AnswerKind::YesNo).unwrap(),
-            "\"yes-no\""
-        );
-        assert_eq!(
-            serde_json::to_string(&AnswerKind::Number).unwrap(),
-            "\"number\""
-        );
+        assert_eq!(serde_json::to_string(&AnswerKind::YesNo).unwrap(), "\"yes-no\"");
+        assert_eq!(serde_json::to_string(&AnswerKind::Number).unwrap(), "\"number\"");
         let k: AnswerKind = serde_json::from_str("\"text\"").unwrap();
         assert_eq!(k, AnswerKind::Text);
         assert!(serde_json::from_str::<AnswerKind>("\"yesno\"").is_err());
@@ -172,28 +137,17 @@ mod tests {
             for a in &t.answers {
                 let reply = format!("Let me think about it.\nAnswer: {a}");
                 let got = extract_answer(&reply).expect("has an answer line");
-                assert!(
-                    is_correct(&t, &got),
-                    "{}: accepted answer {a:?} was rejected",
-                    t.id
-                );
+                assert!(is_correct(&t, &got), "{}: accepted answer {a:?} was rejected", t.id);
             }
             let wrong = match t.kind {
                 AnswerKind::Number => "Answer: 987654".to_string(),
                 AnswerKind::Text => "Answer: Atlantis".to_string(),
-                AnswerKind::YesNo => if t.answers[0].eq_ignore_ascii_case("yes") {
-                    "Answer: No"
-                } else {
-                    "Answer: Yes"
+                AnswerKind::YesNo => {
+                    if t.answers[0].eq_ignore_ascii_case("yes") { "Answer: No" } else { "Answer: Yes" }.to_string()
                 }
-                .to_string(),
             };
             let got = extract_answer(&wrong).unwrap();
-            assert!(
-                !is_correct(&t, &got),
-                "{}: wrong answer {wrong:?} was accepted",
-                t.id
-            );
+            assert!(!is_correct(&t, &got), "{}: wrong answer {wrong:?} was accepted", t.id);
         }
     }
 
@@ -218,10 +172,7 @@ mod tests {
         let caps = select(&tasks, Some("capitals"), None, None);
         assert!(!caps.is_empty());
         assert!(caps.iter().all(|t| t.category == "capitals"));
-        assert_eq!(
-            caps.len(),
-            tasks.iter().filter(|t| t.category == "capitals").count()
-        );
+        assert_eq!(caps.len(), tasks.iter().filter(|t| t.category == "capitals").count());
         assert!(select(&tasks, Some("no-such-category"), None, Some(1)).is_empty());
         assert_eq!(select(&tasks, Some("capitals"), Some(3), None).len(), 3);
     }
@@ -234,10 +185,7 @@ mod tests {
         let c = select(&tasks, None, None, Some(43));
         assert_eq!(a, b);
         assert_ne!(a, c);
-        assert_ne!(
-            a, tasks,
-            "a seeded shuffle of 60+ items should move something"
-        );
+        assert_ne!(a, tasks, "a seeded shuffle of 60+ items should move something");
         let mut ids_a: Vec<_> = a.iter().map(|t| t.id.clone()).collect();
         let mut ids_t: Vec<_> = tasks.iter().map(|t| t.id.clone()).collect();
         ids_a.sort();
