@@ -55,7 +55,11 @@ pub fn split(markdown: &str) -> (String, Vec<Exercise>) {
             continue;
         };
         let mut rest = line;
-        if let Some((i, label)) = PARTS.iter().enumerate().find(|(_, label)| line.starts_with(*label)) {
+        if let Some((i, label)) = PARTS
+            .iter()
+            .enumerate()
+            .find(|(_, label)| line.starts_with(*label))
+        {
             part = Some(i);
             rest = line[label.len()..].trim_start();
         }

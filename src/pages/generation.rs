@@ -4,8 +4,9 @@
 use crate::app::set_title;
 use crate::bridge::{Bridge, ModelStatus};
 use crate::components::lesson1::{
-    candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises, formula::Formula, live::Live,
-    notices::Notices, readout::Readout, sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip, url,
+    candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
+    formula::Formula, live::Live, notices::Notices, readout::Readout, sample::Sample,
+    stages::Stages, stepper::Stepper, strip::TokenStrip, url,
 };
 use crate::components::prose::Prose;
 use crate::lessons::Lesson;

@@ -47,9 +47,12 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
         Request::Rewind { n } => lesson_one::rewind(id, n),
         Request::Vocabulary => lesson_one::vocabulary(),
         Request::Next => lesson_one::next(id).await,
-        Request::Continue { prompt, chat, settings, max_tokens } => {
-            lesson_one::continuation(id, &prompt, chat, &settings, max_tokens).await
-        }
+        Request::Continue {
+            prompt,
+            chat,
+            settings,
+            max_tokens,
+        } => lesson_one::continuation(id, &prompt, chat, &settings, max_tokens).await,
         Request::Cancel { .. } => unreachable!("handled above"),
     }
 }

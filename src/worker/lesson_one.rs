@@ -75,7 +75,9 @@ pub fn vocabulary() -> Result<Response, String> {
     state::with(|s| {
         let model = s.model().ok_or("The model is not loaded yet.")?;
         // One text per logit, in the logits' order.
-        let tokens = (0..model.config.vocab as u32).map(|id| model.tokenizer.token_text(id)).collect();
+        let tokens = (0..model.config.vocab as u32)
+            .map(|id| model.tokenizer.token_text(id))
+            .collect();
         Ok(Response::Vocabulary { tokens })
     })
 }
@@ -85,8 +87,15 @@ pub async fn next(id: u32) -> Result<Response, String> {
     computed(id).await?;
     state::with(|s| {
         let session = s.owned(id).ok_or("Cancelled.")?;
-        let logits = session.logits().ok_or("The logits were not computed.")?.to_vec();
-        Ok(Response::Next { context: session.tokens().to_vec(), prompt_len: session.prompt_len(), logits })
+        let logits = session
+            .logits()
+            .ok_or("The logits were not computed.")?
+            .to_vec();
+        Ok(Response::Next {
+            context: session.tokens().to_vec(),
+            prompt_len: session.prompt_len(),
+            logits,
+        })
     })
 }
 
@@ -105,7 +114,9 @@ pub async fn continuation(
     state::with(|s| {
         let session = s.take(id)?;
         let ids = prompt_ids(session.model(), prompt, chat)?;
-        session.start(&ids, settings.seed).map_err(|e| e.to_string())
+        session
+            .start(&ids, settings.seed)
+            .map_err(|e| e.to_string())
     })?;
     computed(id).await?;
     let (mut tokens, mut logprobs) = (Vec::new(), Vec::new());
@@ -113,7 +124,12 @@ pub async fn continuation(
         if tokens.len() >= max_tokens {
             break StopReason::MaxTokens;
         }
-        let step = state::with(|s| s.owned(id).ok_or("Cancelled.")?.step(settings).map_err(|e| e.to_string()))?;
+        let step = state::with(|s| {
+            s.owned(id)
+                .ok_or("Cancelled.")?
+                .step(settings)
+                .map_err(|e| e.to_string())
+        })?;
         tokens.push(step.token);
         logprobs.push(step.model_logprob);
         if step.stop {
@@ -122,7 +138,12 @@ pub async fn continuation(
         yield_now().await;
     };
     let text = state::with(|s| s.owned(id).map(|session| session.text())).ok_or("Cancelled.")?;
-    Ok(Response::Continuation { text, tokens, logprobs, stop })
+    Ok(Response::Continuation {
+        text,
+        tokens,
+        logprobs,
+        stop,
+    })
 }
 
 /// Computes the context's missing tokens in slices; an error if the request lost the session.

@@ -37,7 +37,14 @@ pub fn Candidates() -> impl IntoView {
     }
 }
 
-fn row(lesson: Live, rank: usize, c: &Candidate, max: f64, next: bool, sample: Option<&SampleResult>) -> impl IntoView {
+fn row(
+    lesson: Live,
+    rank: usize,
+    c: &Candidate,
+    max: f64,
+    next: bool,
+    sample: Option<&SampleResult>,
+) -> impl IntoView {
     let id = c.id;
     let text = visible(&lesson.text(id));
     let width = |p: f64| 100.0 * (p / max).clamp(0.0, 1.0);
@@ -54,9 +61,17 @@ fn row(lesson: Live, rank: usize, c: &Candidate, max: f64, next: bool, sample: O
         c.logit,
         prob(c.prob as f64),
         prob(c.final_prob as f64),
-        if status.is_empty() { String::new() } else { format!(", {status}") }
+        if status.is_empty() {
+            String::new()
+        } else {
+            format!(", {status}")
+        }
     );
-    let class = format!("prob-bar{}{}", if c.eligible() { "" } else { " cut" }, if next { " next" } else { "" });
+    let class = format!(
+        "prob-bar{}{}",
+        if c.eligible() { "" } else { " cut" },
+        if next { " next" } else { "" }
+    );
     view! {
         <li>
             <button

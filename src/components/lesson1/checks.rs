@@ -31,7 +31,11 @@ pub fn check(id: &str, s: &SamplerSettings, snap: &Snapshot, repeats: usize) -> 
 
 fn cut_by(snap: &Snapshot, stage: Stage) -> usize {
     let at = snap.left.iter().position(|l| l.0 == stage).unwrap_or(0);
-    let before = if at == 0 { snap.vocab } else { snap.left[at - 1].1 };
+    let before = if at == 0 {
+        snap.vocab
+    } else {
+        snap.left[at - 1].1
+    };
     before - snap.left[at].1
 }
 
@@ -72,14 +76,27 @@ fn deterministic(s: &SamplerSettings, repeats: usize) -> Result<String, String> 
 
 fn top_k_three(s: &SamplerSettings, snap: &Snapshot) -> Result<String, String> {
     if s.temperature == 0.0 {
-        return Err("T = 0 is greedy: it leaves one candidate, whatever top-k says. Raise the temperature.".into());
+        return Err(
+            "T = 0 is greedy: it leaves one candidate, whatever top-k says. Raise the temperature."
+                .into(),
+        );
     }
     if s.top_p < 1.0 || s.min_p > 0.0 {
-        return Err(format!("Top-k only: turn top-p off (1, now {:.2}) and min-p off (0, now {:.2}).", s.top_p, s.min_p));
+        return Err(format!(
+            "Top-k only: turn top-p off (1, now {:.2}) and min-p off (0, now {:.2}).",
+            s.top_p, s.min_p
+        ));
     }
     if s.top_k != 3 || snap.eligible != 3 {
-        let k = if s.top_k == 0 { "off".to_string() } else { s.top_k.to_string() };
-        return Err(format!("Top-k is {k}, and {} candidates are eligible.", count(snap.eligible)));
+        let k = if s.top_k == 0 {
+            "off".to_string()
+        } else {
+            s.top_k.to_string()
+        };
+        return Err(format!(
+            "Top-k is {k}, and {} candidates are eligible.",
+            count(snap.eligible)
+        ));
     }
     Ok("Top-k = 3 alone leaves exactly 3 candidates, renormalised to sum to 1.".into())
 }
@@ -89,12 +106,19 @@ fn top_p_ninety(s: &SamplerSettings, snap: &Snapshot) -> Result<String, String> 
         return Err("T = 0 is greedy: it leaves one candidate before top-p is asked. Raise the temperature.".into());
     }
     if s.top_k > 0 || s.min_p > 0.0 {
-        return Err(format!("Top-p only: turn top-k off (0, now {}) and min-p off (0, now {:.2}).", s.top_k, s.min_p));
+        return Err(format!(
+            "Top-p only: turn top-k off (0, now {}) and min-p off (0, now {:.2}).",
+            s.top_k, s.min_p
+        ));
     }
     // The engine adds probabilities in f64; these are its f32 copies, summed again.
     let mass = snap.eligible_mass;
     if mass < 0.9 - 1e-6 {
-        return Err(format!("The {} eligible candidates cover {}: less than 0.9.", count(snap.eligible), prob(mass)));
+        return Err(format!(
+            "The {} eligible candidates cover {}: less than 0.9.",
+            count(snap.eligible),
+            prob(mass)
+        ));
     }
     let without_last = mass - snap.least_eligible_prob;
     if without_last >= 0.9 {

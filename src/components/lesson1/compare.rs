@@ -33,8 +33,19 @@ struct Side {
 
 impl Side {
     fn new(name: &'static str, temperature: f32, top_k: usize, top_p: f32) -> Self {
-        let settings = SamplerSettings { temperature, top_k, top_p, min_p: 0.0, ..SamplerSettings::default() };
-        Side { name, settings: RwSignal::new(settings), ran: RwSignal::new(None), results: RwSignal::new(Vec::new()) }
+        let settings = SamplerSettings {
+            temperature,
+            top_k,
+            top_p,
+            min_p: 0.0,
+            ..SamplerSettings::default()
+        };
+        Side {
+            name,
+            settings: RwSignal::new(settings),
+            ran: RwSignal::new(None),
+            results: RwSignal::new(Vec::new()),
+        }
     }
 }
 
@@ -67,12 +78,37 @@ pub fn Compare() -> impl IntoView {
             return finish(None);
         }
         let side = sides[job % 2];
-        let seed = lesson.settings.get_untracked().seed.wrapping_add((job / 2) as u64);
-        let settings = SamplerSettings { seed, ..side.settings.get_untracked() };
-        let request = Request::Continue { prompt: lesson.prompt.get_untracked(), chat: true, settings, max_tokens: max_tokens.get_untracked() };
+        let seed = lesson
+            .settings
+            .get_untracked()
+            .seed
+            .wrapping_add((job / 2) as u64);
+        let settings = SamplerSettings {
+            seed,
+            ..side.settings.get_untracked()
+        };
+        let request = Request::Continue {
+            prompt: lesson.prompt.get_untracked(),
+            chat: true,
+            settings,
+            max_tokens: max_tokens.get_untracked(),
+        };
         let id = lesson.bridge().send(request, move |r| match r {
-            Response::Continuation { text, tokens, logprobs, stop } => {
-                side.results.try_update(|v| v.push(Continuation { seed, text, tokens, logprobs, stop }));
+            Response::Continuation {
+                text,
+                tokens,
+                logprobs,
+                stop,
+            } => {
+                side.results.try_update(|v| {
+                    v.push(Continuation {
+                        seed,
+                        text,
+                        tokens,
+                        logprobs,
+                        stop,
+                    })
+                });
                 match stopping.try_get_untracked() {
                     Some(false) => launch.with_value(|f| {
                         if let Some(f) = f {
@@ -84,7 +120,11 @@ pub fn Compare() -> impl IntoView {
             }
             // Cancelling a continuation makes it answer with an error.
             Response::Error { message } => {
-                finish(Some(if stopping.try_get_untracked() == Some(true) { "Stopped.".into() } else { message }))
+                finish(Some(if stopping.try_get_untracked() == Some(true) {
+                    "Stopped.".into()
+                } else {
+                    message
+                }))
             }
             _ => {}
         });
@@ -97,7 +137,9 @@ pub fn Compare() -> impl IntoView {
     });
     let run = move |_| {
         if lesson.busy.get_untracked() {
-            note.set(Some("Wait for the step in progress, then run again.".into()));
+            note.set(Some(
+                "Wait for the step in progress, then run again.".into(),
+            ));
             return;
         }
         note.set(None);
@@ -152,7 +194,12 @@ pub fn Compare() -> impl IntoView {
 
 fn side_settings(side: Side) -> impl IntoView {
     let s = side.settings;
-    let field = move |what: &'static str, label: &'static str, bound: &'static Bound, step: f64, get: fn(&SamplerSettings) -> f64, put: fn(&mut SamplerSettings, f64)| {
+    let field = move |what: &'static str,
+                      label: &'static str,
+                      bound: &'static Bound,
+                      step: f64,
+                      get: fn(&SamplerSettings) -> f64,
+                      put: fn(&mut SamplerSettings, f64)| {
         let id = format!("compare-{}-{what}", side.name.to_lowercase());
         view! {
             <label for=id.clone()>{label}</label>
@@ -185,7 +232,12 @@ fn side_settings(side: Side) -> impl IntoView {
     }
 }
 
-fn number(id: &'static str, label: &'static str, value: RwSignal<usize>, (min, _, max): (usize, usize, usize)) -> impl IntoView {
+fn number(
+    id: &'static str,
+    label: &'static str,
+    value: RwSignal<usize>,
+    (min, _, max): (usize, usize, usize),
+) -> impl IntoView {
     view! {
         <label for=id>{label}</label>
         <input
@@ -210,8 +262,12 @@ fn side_results(side: Side) -> impl IntoView {
     let summary = move || {
         side.results.with(|results| {
             let sequences: Vec<Vec<u32>> = results.iter().map(|c| c.tokens.clone()).collect();
-            let logprobs: Vec<f32> = results.iter().flat_map(|c| c.logprobs.iter().copied()).collect();
-            let mean = (!logprobs.is_empty()).then(|| logprobs.iter().map(|&l| l as f64).sum::<f64>() / logprobs.len() as f64);
+            let logprobs: Vec<f32> = results
+                .iter()
+                .flat_map(|c| c.logprobs.iter().copied())
+                .collect();
+            let mean = (!logprobs.is_empty())
+                .then(|| logprobs.iter().map(|&l| l as f64).sum::<f64>() / logprobs.len() as f64);
             (distinct_2(&sequences), mean, logprobs.len())
         })
     };

@@ -40,11 +40,17 @@ fn exercise(lesson: Live, done: RwSignal<BTreeSet<String>>, e: Exercise) -> impl
     let id = e.id.clone();
     let verdict = Memo::new(move |_| {
         let repeats = lesson.repeats.get();
-        lesson.settings.with(|s| lesson.snapshot.with(|snap| snap.as_ref().and_then(|snap| check(&id, s, snap, repeats))))
+        lesson.settings.with(|s| {
+            lesson
+                .snapshot
+                .with(|snap| snap.as_ref().and_then(|snap| check(&id, s, snap, repeats)))
+        })
     });
     let id = e.id.clone();
     Effect::new(move |_| {
-        if verdict.with(|v| v.as_ref().is_some_and(|v| v.pass)) && !done.with_untracked(|d| d.contains(&id)) {
+        if verdict.with(|v| v.as_ref().is_some_and(|v| v.pass))
+            && !done.with_untracked(|d| d.contains(&id))
+        {
             done.update(|d| {
                 d.insert(id.clone());
             });

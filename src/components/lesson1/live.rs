@@ -81,7 +81,9 @@ impl Live {
             let s = settings.get();
             let n = shown.get();
             run.with(|r| {
-                r.as_ref().map(|r| Snapshot::new(&r.logits, &s, &r.context, r.context.len() - r.prompt_len, n))
+                r.as_ref().map(|r| {
+                    Snapshot::new(&r.logits, &s, &r.context, r.context.len() - r.prompt_len, n)
+                })
             })
         });
         Live {
@@ -109,7 +111,9 @@ impl Live {
 
     /// A token's text, once the vocabulary has arrived.
     pub fn text(&self, token: u32) -> String {
-        self.vocab.with(|v| v.as_ref().and_then(|v| v.get(token as usize).cloned())).unwrap_or_else(|| format!("#{token}"))
+        self.vocab
+            .with(|v| v.as_ref().and_then(|v| v.get(token as usize).cloned()))
+            .unwrap_or_else(|| format!("#{token}"))
     }
 
     /// Once the model is ready: the vocabulary, then the run (again, after a worker restart).
@@ -131,17 +135,25 @@ impl Live {
     /// Starts again from `prompt`, as a chat message.
     pub fn open(self, prompt: String) {
         if prompt.trim().is_empty() {
-            self.problem.set(Some("Type a prompt first: the model needs some text to answer.".into()));
+            self.problem.set(Some(
+                "Type a prompt first: the model needs some text to answer.".into(),
+            ));
             return;
         }
         self.begin();
-        self.ask(Request::Logits { prompt: prompt.clone(), chat: true }, move |r| match r {
-            Response::Logits { .. } => {
-                self.prompt.try_set(prompt);
-                self.fetch_next(|steps| steps.clear());
-            }
-            other => self.fail(unexpected(&other)),
-        });
+        self.ask(
+            Request::Logits {
+                prompt: prompt.clone(),
+                chat: true,
+            },
+            move |r| match r {
+                Response::Logits { .. } => {
+                    self.prompt.try_set(prompt);
+                    self.fetch_next(|steps| steps.clear());
+                }
+                other => self.fail(unexpected(&other)),
+            },
+        );
     }
 
     pub fn step(self) {
@@ -155,7 +167,11 @@ impl Live {
 
     pub fn rewind(self) {
         self.auto.set(false);
-        if self.busy.get_untracked() || self.run.with_untracked(|r| r.as_ref().is_none_or(|r| r.steps.is_empty())) {
+        if self.busy.get_untracked()
+            || self
+                .run
+                .with_untracked(|r| r.as_ref().is_none_or(|r| r.steps.is_empty()))
+        {
             return;
         }
         self.begin();
@@ -179,13 +195,21 @@ impl Live {
     /// Puts the run back into the worker after something else used its session (the
     /// comparison, or a restarted worker): the prompt, then every step forced again.
     pub fn restore(self) {
-        let Some(run) = self.run.get_untracked() else { return self.open(self.prompt.get_untracked()) };
+        let Some(run) = self.run.get_untracked() else {
+            return self.open(self.prompt.get_untracked());
+        };
         self.begin();
         let tokens: Vec<u32> = run.steps.iter().map(|s| s.token).collect();
-        self.ask(Request::Logits { prompt: self.prompt.get_untracked(), chat: true }, move |r| match r {
-            Response::Logits { .. } => self.replay(tokens, 0),
-            other => self.fail(unexpected(&other)),
-        });
+        self.ask(
+            Request::Logits {
+                prompt: self.prompt.get_untracked(),
+                chat: true,
+            },
+            move |r| match r {
+                Response::Logits { .. } => self.replay(tokens, 0),
+                other => self.fail(unexpected(&other)),
+            },
+        );
     }
 
     /// Stepping stops (the page may hold requests of its own for a while, as Compare does).
@@ -201,7 +225,9 @@ impl Live {
     }
 
     fn replay(self, tokens: Vec<u32>, i: usize) {
-        let Some(&token) = tokens.get(i) else { return self.fetch_next(|_| {}) };
+        let Some(&token) = tokens.get(i) else {
+            return self.fetch_next(|_| {});
+        };
         let settings = self.settings.get_untracked();
         self.ask(Request::Force { token, settings }, move |r| match r {
             Response::Stepped { .. } => self.replay(tokens, i + 1),
@@ -213,20 +239,32 @@ impl Live {
         if self.busy.get_untracked() {
             return;
         }
-        let Some((context, ended)) = self.run.with_untracked(|r| r.as_ref().map(|r| (r.context.clone(), r.ended()))) else {
+        let Some((context, ended)) = self
+            .run
+            .with_untracked(|r| r.as_ref().map(|r| (r.context.clone(), r.ended())))
+        else {
             return;
         };
         if ended {
             self.auto.set(false);
-            self.problem.set(Some("The model ended its answer (<|im_end|>): Rewind, or start again, to go on.".into()));
+            self.problem.set(Some(
+                "The model ended its answer (<|im_end|>): Rewind, or start again, to go on.".into(),
+            ));
             return;
         }
         let settings = self.settings.get_untracked();
         let shown = self.snapshot.with_untracked(|s| {
-            s.as_ref().map_or(Vec::new(), |s| s.top.iter().take(STEP_SHOWN).map(|c| (c.id, c.final_prob)).collect())
+            s.as_ref().map_or(Vec::new(), |s| {
+                s.top
+                    .iter()
+                    .take(STEP_SHOWN)
+                    .map(|c| (c.id, c.final_prob))
+                    .collect()
+            })
         });
         // Only real draws count as evidence that a seed repeats its output.
-        let draw = (forced.is_none() && settings.temperature > 0.0).then(|| format!("{context:?}|{settings:?}"));
+        let draw = (forced.is_none() && settings.temperature > 0.0)
+            .then(|| format!("{context:?}|{settings:?}"));
         self.busy.set(true);
         self.problem.set(None);
         let request = match forced {
@@ -238,7 +276,13 @@ impl Live {
                 if let Some(key) = draw {
                     self.note_draw(key, step.token);
                 }
-                let record = StepRecord { token: step.token, prob: step.prob, forced: step.forced, stop: step.stop, shown };
+                let record = StepRecord {
+                    token: step.token,
+                    prob: step.prob,
+                    forced: step.forced,
+                    stop: step.stop,
+                    shown,
+                };
                 self.fetch_next(move |steps| steps.push(record));
             }
             other => self.fail(unexpected(&other)),
@@ -248,8 +292,19 @@ impl Live {
     /// Asks for the session's context and logits, then applies `change` to the steps.
     fn fetch_next(self, change: impl FnOnce(&mut Vec<StepRecord>) + 'static) {
         self.ask(Request::Next, move |r| {
-            let Response::Next { context, prompt_len, logits } = r else { return self.fail(unexpected(&r)) };
-            let mut steps = self.run.try_with_untracked(|r| r.as_ref().map(|r| r.steps.clone())).flatten().unwrap_or_default();
+            let Response::Next {
+                context,
+                prompt_len,
+                logits,
+            } = r
+            else {
+                return self.fail(unexpected(&r));
+            };
+            let mut steps = self
+                .run
+                .try_with_untracked(|r| r.as_ref().map(|r| r.steps.clone()))
+                .flatten()
+                .unwrap_or_default();
             change(&mut steps);
             if steps.len() != context.len() - prompt_len {
                 return self.fail(format!(
@@ -259,7 +314,12 @@ impl Live {
                 ));
             }
             let ended = steps.last().is_some_and(|s| s.stop);
-            self.run.try_set(Some(Run { context: Arc::new(context), prompt_len, logits: Arc::new(logits), steps }));
+            self.run.try_set(Some(Run {
+                context: Arc::new(context),
+                prompt_len,
+                logits: Arc::new(logits),
+                steps,
+            }));
             self.busy.try_set(false);
             if self.auto.try_get_untracked().unwrap_or(false) {
                 match ended {
@@ -271,12 +331,17 @@ impl Live {
     }
 
     fn note_draw(self, key: String, token: u32) {
-        let before = self.draws.try_update_value(|d| d.insert(key, token)).flatten();
+        let before = self
+            .draws
+            .try_update_value(|d| d.insert(key, token))
+            .flatten();
         match before {
             Some(t) if t == token => {
                 self.repeats.try_update(|n| *n += 1);
             }
-            Some(t) => self.fail(format!("The same context, settings and seed drew {token} where they drew {t} before.")),
+            Some(t) => self.fail(format!(
+                "The same context, settings and seed drew {token} where they drew {t} before."
+            )),
             None => {}
         }
     }
@@ -310,5 +375,8 @@ impl Live {
 
 fn unexpected(response: &Response) -> String {
     let kind = format!("{response:?}");
-    format!("Unexpected answer from the engine: {}", kind.split([' ', '{', '(']).next().unwrap_or_default())
+    format!(
+        "Unexpected answer from the engine: {}",
+        kind.split([' ', '{', '(']).next().unwrap_or_default()
+    )
 }

@@ -9,7 +9,12 @@ const KEY: &str = "inference-playground/lesson-1/done";
 pub fn load() -> BTreeSet<String> {
     storage()
         .and_then(|s| s.get_item(KEY).ok().flatten())
-        .map(|v| v.split(',').filter(|id| !id.is_empty()).map(String::from).collect())
+        .map(|v| {
+            v.split(',')
+                .filter(|id| !id.is_empty())
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default()
 }
 

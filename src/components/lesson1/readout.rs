@@ -12,11 +12,24 @@ pub fn Readout() -> impl IntoView {
     let numbers = move || {
         lesson.snapshot.with(|snap| {
             snap.as_ref().map(|s| {
-                (s.eligible, s.vocab, s.entropy_bits, s.final_entropy_bits, s.next_u, s.next_token, s.next_prob)
+                (
+                    s.eligible,
+                    s.vocab,
+                    s.entropy_bits,
+                    s.final_entropy_bits,
+                    s.next_u,
+                    s.next_token,
+                    s.next_prob,
+                )
             })
         })
     };
-    let last = move || lesson.run.with(|r| r.as_ref().and_then(|r| r.steps.last().map(|s| (s.token, s.prob, s.forced))));
+    let last = move || {
+        lesson.run.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.steps.last().map(|s| (s.token, s.prob, s.forced)))
+        })
+    };
     view! {
         <dl class="readout" aria-live="off">
             <div>

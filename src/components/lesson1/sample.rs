@@ -23,7 +23,13 @@ pub struct SampleResult {
 }
 
 /// `n` draws from the final distribution; `shown` tokens are the ones with bars.
-pub fn sample(logits: &[f32], settings: &SamplerSettings, context: &[u32], shown: &[u32], n: u64) -> SampleResult {
+pub fn sample(
+    logits: &[f32],
+    settings: &SamplerSettings,
+    context: &[u32],
+    shown: &[u32],
+    n: u64,
+) -> SampleResult {
     let dist = distribution(logits, settings, context);
     let mut rng = Rng::new(settings.seed);
     let mut counts = HashMap::new();
@@ -40,8 +46,19 @@ pub fn sample(logits: &[f32], settings: &SamplerSettings, context: &[u32], shown
         .candidates
         .iter()
         .filter(|c| c.eligible() && !shown.contains(&c.id))
-        .fold((0, 0.0), |(o, p), c| (o + counts.get(&c.id).copied().unwrap_or(0), p + c.final_prob as f64));
-    SampleResult { n, chi: chi_square(&cells, n), tvd: total_variation(&cells, n), counts, rest }
+        .fold((0, 0.0), |(o, p), c| {
+            (
+                o + counts.get(&c.id).copied().unwrap_or(0),
+                p + c.final_prob as f64,
+            )
+        });
+    SampleResult {
+        n,
+        chi: chi_square(&cells, n),
+        tvd: total_variation(&cells, n),
+        counts,
+        rest,
+    }
 }
 
 #[component]
@@ -55,8 +72,15 @@ pub fn Sample() -> impl IntoView {
     });
     let draw = move |_| {
         let settings = lesson.settings.get_untracked();
-        let shown: Vec<u32> = lesson.snapshot.with_untracked(|s| s.as_ref().map(|s| s.top.iter().map(|c| c.id).collect()).unwrap_or_default());
-        let result = lesson.run.with_untracked(|r| r.as_ref().map(|r| sample(&r.logits, &settings, &r.context, &shown, DRAWS)));
+        let shown: Vec<u32> = lesson.snapshot.with_untracked(|s| {
+            s.as_ref()
+                .map(|s| s.top.iter().map(|c| c.id).collect())
+                .unwrap_or_default()
+        });
+        let result = lesson.run.with_untracked(|r| {
+            r.as_ref()
+                .map(|r| sample(&r.logits, &settings, &r.context, &shown, DRAWS))
+        });
         lesson.sample.set(result);
     };
     view! {
@@ -82,7 +106,10 @@ fn summary(r: &SampleResult) -> impl IntoView {
             c.categories,
             prob(c.p_value)
         ),
-        None => "Only one token can be drawn, so every draw is that token: there is nothing to test. ".into(),
+        None => {
+            "Only one token can be drawn, so every draw is that token: there is nothing to test. "
+                .into()
+        }
     };
     view! {
         <div class="sample-result" data-testid="sample-result" data-draws=r.n data-p-value=r.chi.map(|c| c.p_value)>

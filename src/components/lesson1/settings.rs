@@ -17,13 +17,43 @@ pub struct Bound {
     pub whole: bool,
 }
 
-pub const TEMPERATURE: Bound = Bound { key: "temperature", min: 0.0, max: 2.0, whole: false };
-pub const TOP_K: Bound = Bound { key: "top_k", min: 0.0, max: 100.0, whole: true };
-pub const TOP_P: Bound = Bound { key: "top_p", min: 0.05, max: 1.0, whole: false };
-pub const MIN_P: Bound = Bound { key: "min_p", min: 0.0, max: 0.5, whole: false };
-pub const REPEAT_PENALTY: Bound = Bound { key: "repeat_penalty", min: 1.0, max: 2.0, whole: false };
+pub const TEMPERATURE: Bound = Bound {
+    key: "temperature",
+    min: 0.0,
+    max: 2.0,
+    whole: false,
+};
+pub const TOP_K: Bound = Bound {
+    key: "top_k",
+    min: 0.0,
+    max: 100.0,
+    whole: true,
+};
+pub const TOP_P: Bound = Bound {
+    key: "top_p",
+    min: 0.05,
+    max: 1.0,
+    whole: false,
+};
+pub const MIN_P: Bound = Bound {
+    key: "min_p",
+    min: 0.0,
+    max: 0.5,
+    whole: false,
+};
+pub const REPEAT_PENALTY: Bound = Bound {
+    key: "repeat_penalty",
+    min: 1.0,
+    max: 2.0,
+    whole: false,
+};
 /// Seeds stay below 2³² so that JavaScript numbers (the inputs, the tests) hold them exactly.
-pub const SEED: Bound = Bound { key: "seed", min: 0.0, max: u32::MAX as f64, whole: true };
+pub const SEED: Bound = Bound {
+    key: "seed",
+    min: 0.0,
+    max: u32::MAX as f64,
+    whole: true,
+};
 
 /// The engine's own defaults: every cut stage on, so that each one shows on the page.
 pub fn defaults() -> SamplerSettings {
@@ -44,30 +74,45 @@ pub fn from_query(query: &str) -> FromUrl {
     let mut settings = defaults();
     let mut prompt = DEFAULT_PROMPT.to_string();
     let mut notices = Vec::new();
-    for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+    for pair in query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         let key = String::from_utf8_lossy(&percent_decode(key)).into_owned();
         let bytes = percent_decode(value);
         let value = match String::from_utf8(bytes) {
             Ok(value) => value,
             Err(e) => {
-                notices.push(format!("The link's {key} was not valid UTF-8: the bad bytes show as �."));
+                notices.push(format!(
+                    "The link's {key} was not valid UTF-8: the bad bytes show as �."
+                ));
                 String::from_utf8_lossy(e.as_bytes()).into_owned()
             }
         };
         let mut number = |bound: &Bound, default: f64| clamp(bound, &value, default, &mut notices);
         match key.as_str() {
-            "temperature" => settings.temperature = number(&TEMPERATURE, settings.temperature as f64) as f32,
+            "temperature" => {
+                settings.temperature = number(&TEMPERATURE, settings.temperature as f64) as f32
+            }
             "top_k" => settings.top_k = number(&TOP_K, settings.top_k as f64) as usize,
             "top_p" => settings.top_p = number(&TOP_P, settings.top_p as f64) as f32,
             "min_p" => settings.min_p = number(&MIN_P, settings.min_p as f64) as f32,
-            "repeat_penalty" => settings.repeat_penalty = number(&REPEAT_PENALTY, settings.repeat_penalty as f64) as f32,
+            "repeat_penalty" => {
+                settings.repeat_penalty =
+                    number(&REPEAT_PENALTY, settings.repeat_penalty as f64) as f32
+            }
             "seed" => settings.seed = number(&SEED, settings.seed as f64) as u64,
             "prompt" => prompt = checked_prompt(&value, &mut notices),
             _ => {}
         }
     }
-    FromUrl { settings, prompt, notices }
+    FromUrl {
+        settings,
+        prompt,
+        notices,
+    }
 }
 
 /// The query that reproduces `settings` and `prompt` (without the `?`).
@@ -87,16 +132,30 @@ pub fn to_query(s: &SamplerSettings, prompt: &str) -> String {
 /// A number inside `bound`; anything else becomes the nearest such number (or the default,
 /// for what is not a number at all), with a notice saying so.
 fn clamp(bound: &Bound, text: &str, default: f64, notices: &mut Vec<String>) -> f64 {
-    let Bound { key, min, max, whole } = *bound;
+    let Bound {
+        key,
+        min,
+        max,
+        whole,
+    } = *bound;
     let range = match key {
         "seed" => format!("a whole number from 0 to {max}"),
         _ => format!("{min}–{max}"),
     };
     let parsed = text.trim().parse::<f64>().ok().filter(|v| v.is_finite());
     // Through f32, as the settings hold them: 0.8, not 0.800000011920929.
-    let show = |x: f64| if whole { format!("{x}") } else { format!("{}", x as f32) };
+    let show = |x: f64| {
+        if whole {
+            format!("{x}")
+        } else {
+            format!("{}", x as f32)
+        }
+    };
     let Some(v) = parsed else {
-        notices.push(format!("The link's {key} “{text}” is not a number ({range}): using {}.", show(default)));
+        notices.push(format!(
+            "The link's {key} “{text}” is not a number ({range}): using {}.",
+            show(default)
+        ));
         return default;
     };
     let mut fixed = v.clamp(min, max);
@@ -104,8 +163,16 @@ fn clamp(bound: &Bound, text: &str, default: f64, notices: &mut Vec<String>) -> 
         fixed = fixed.round();
     }
     if fixed != v {
-        let why = if (min..=max).contains(&v) { "is not a whole number".to_string() } else { format!("is outside {range}") };
-        notices.push(format!("The link's {key} {} {why}: using {}.", text.trim(), show(fixed)));
+        let why = if (min..=max).contains(&v) {
+            "is not a whole number".to_string()
+        } else {
+            format!("is outside {range}")
+        };
+        notices.push(format!(
+            "The link's {key} {} {why}: using {}.",
+            text.trim(),
+            show(fixed)
+        ));
     }
     fixed
 }
@@ -116,7 +183,9 @@ fn checked_prompt(text: &str, notices: &mut Vec<String>) -> String {
         return DEFAULT_PROMPT.into();
     }
     if text.chars().count() > MAX_PROMPT_CHARS {
-        notices.push(format!("The link's prompt is longer than {MAX_PROMPT_CHARS} characters: it was cut."));
+        notices.push(format!(
+            "The link's prompt is longer than {MAX_PROMPT_CHARS} characters: it was cut."
+        ));
         return text.chars().take(MAX_PROMPT_CHARS).collect();
     }
     text.into()
@@ -131,16 +200,14 @@ fn percent_decode(s: &str) -> Vec<u8> {
     while i < b.len() {
         let hex = |c: u8| (c as char).to_digit(16);
         match b[i] {
-            b'%' if i + 2 < b.len() => {
-                match (hex(b[i + 1]), hex(b[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push((h * 16 + l) as u8);
-                        i += 3;
-                        continue;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                    continue;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b'+' => out.push(b' '),
             c => out.push(c),
         }
@@ -169,23 +236,51 @@ mod tests {
 
     #[wasm_bindgen_test]
     fn a_link_round_trips_settings_and_an_awkward_prompt() {
-        let s = SamplerSettings { temperature: 1.3, top_k: 7, top_p: 0.8, min_p: 0.02, repeat_penalty: 1.25, seed: 99, ..defaults() };
+        let s = SamplerSettings {
+            temperature: 1.3,
+            top_k: 7,
+            top_p: 0.8,
+            min_p: 0.02,
+            repeat_penalty: 1.25,
+            seed: 99,
+            ..defaults()
+        };
         let prompt = "a&b=c + d %41 ü\n?";
         let back = from_query(&format!("?{}", to_query(&s, prompt)));
-        assert_eq!(back, FromUrl { settings: s, prompt: prompt.into(), notices: vec![] });
+        assert_eq!(
+            back,
+            FromUrl {
+                settings: s,
+                prompt: prompt.into(),
+                notices: vec![]
+            }
+        );
     }
 
     #[wasm_bindgen_test]
     fn form_encoding_and_unknown_keys() {
         let got = from_query("prompt=two+words%21&utm_source=x&top_k=3&top_k=5");
-        assert_eq!((got.prompt.as_str(), got.settings.top_k, got.notices.len()), ("two words!", 5, 0));
+        assert_eq!(
+            (got.prompt.as_str(), got.settings.top_k, got.notices.len()),
+            ("two words!", 5, 0)
+        );
     }
 
     #[wasm_bindgen_test]
     fn bad_values_are_clamped_or_replaced_with_a_notice_each() {
         let got = from_query("temperature=NaN&top_k=500&top_p=abc&min_p=-1&seed=1.5&repeat_penalty=inf&prompt=%FF%FEcat%");
         let s = &got.settings;
-        assert_eq!((s.temperature, s.top_k, s.top_p, s.min_p, s.seed, s.repeat_penalty), (0.8, 100, 0.95, 0.0, 2, 1.0));
+        assert_eq!(
+            (
+                s.temperature,
+                s.top_k,
+                s.top_p,
+                s.min_p,
+                s.seed,
+                s.repeat_penalty
+            ),
+            (0.8, 100, 0.95, 0.0, 2, 1.0)
+        );
         assert_eq!(got.prompt, "\u{FFFD}\u{FFFD}cat%");
         assert_eq!(got.notices.len(), 7, "{:?}", got.notices);
         assert!(got.notices[0].contains("temperature “NaN” is not a number (0–2): using 0.8"));
@@ -196,6 +291,9 @@ mod tests {
     fn empty_and_overlong_prompts() {
         assert_eq!(from_query("prompt=%20").prompt, DEFAULT_PROMPT);
         let long = from_query(&format!("prompt={}", "a".repeat(MAX_PROMPT_CHARS + 5)));
-        assert_eq!((long.prompt.len(), long.notices.len()), (MAX_PROMPT_CHARS, 1));
+        assert_eq!(
+            (long.prompt.len(), long.notices.len()),
+            (MAX_PROMPT_CHARS, 1)
+        );
     }
 }

@@ -32,10 +32,19 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// `generated` counts the tokens generated so far: the next draw is number `generated`.
-    pub fn new(logits: &[f32], settings: &SamplerSettings, context: &[u32], generated: usize, shown: usize) -> Self {
+    pub fn new(
+        logits: &[f32],
+        settings: &SamplerSettings,
+        context: &[u32],
+        generated: usize,
+        shown: usize,
+    ) -> Self {
         let dist = distribution(logits, settings, context);
         let all = &dist.candidates;
-        let mut left = vec![(Stage::Greedy, all.len() - count(all, |c| c.cut_by == Some(Stage::Greedy)))];
+        let mut left = vec![(
+            Stage::Greedy,
+            all.len() - count(all, |c| c.cut_by == Some(Stage::Greedy)),
+        )];
         for &stage in &settings.order {
             let gone = count(all, |c| c.cut_by == Some(stage));
             left.push((stage, left.last().map_or(all.len(), |l| l.1) - gone));
@@ -43,7 +52,11 @@ impl Snapshot {
 
         let order = &settings.order;
         let alive_at_p = |c: &Candidate| !cut_before(c, Stage::TopP, order);
-        let mass_at_p: f64 = all.iter().filter(|c| alive_at_p(c)).map(|c| c.prob as f64).sum();
+        let mass_at_p: f64 = all
+            .iter()
+            .filter(|c| alive_at_p(c))
+            .map(|c| c.prob as f64)
+            .sum();
         let mut cum = 0.0;
         let top_p_cumulative = all[..shown.min(all.len())]
             .iter()
@@ -86,12 +99,14 @@ fn position(stage: Stage, order: &[Stage]) -> usize {
 
 /// Whether a stage before `stage` excluded the candidate.
 pub fn cut_before(c: &Candidate, stage: Stage, order: &[Stage]) -> bool {
-    c.cut_by.is_some_and(|s| position(s, order) < position(stage, order))
+    c.cut_by
+        .is_some_and(|s| position(s, order) < position(stage, order))
 }
 
 /// Whether the candidate is greyed in `stage`'s picture: cut there or earlier.
 pub fn greyed_at(c: &Candidate, stage: Stage, order: &[Stage]) -> bool {
-    c.cut_by.is_some_and(|s| position(s, order) <= position(stage, order))
+    c.cut_by
+        .is_some_and(|s| position(s, order) <= position(stage, order))
 }
 
 fn count(all: &[Candidate], f: impl Fn(&Candidate) -> bool) -> usize {
@@ -107,15 +122,42 @@ mod tests {
     fn stage_counts_top_p_curve_and_min_p_line_follow_the_engine() {
         // Softmax of [2, 1, 0, −1]: 0.6439, 0.2369, 0.0871, 0.0321.
         let logits = [2.0f32, 1.0, 0.0, -1.0];
-        let s = SamplerSettings { temperature: 1.0, top_k: 0, top_p: 0.8, min_p: 0.5, ..SamplerSettings::default() };
+        let s = SamplerSettings {
+            temperature: 1.0,
+            top_k: 0,
+            top_p: 0.8,
+            min_p: 0.5,
+            ..SamplerSettings::default()
+        };
         let snap = Snapshot::new(&logits, &s, &[], 0, 4);
-        assert_eq!(snap.left, vec![(Stage::Greedy, 4), (Stage::TopK, 4), (Stage::TopP, 2), (Stage::MinP, 1)]);
+        assert_eq!(
+            snap.left,
+            vec![
+                (Stage::Greedy, 4),
+                (Stage::TopK, 4),
+                (Stage::TopP, 2),
+                (Stage::MinP, 1)
+            ]
+        );
         let want = [0.6439, 0.8808, 0.9679, 1.0];
-        assert!(snap.top_p_cumulative.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-4), "{:?}", snap.top_p_cumulative);
+        assert!(
+            snap.top_p_cumulative
+                .iter()
+                .zip(want)
+                .all(|(a, b)| (a - b).abs() < 1e-4),
+            "{:?}",
+            snap.top_p_cumulative
+        );
         assert!((snap.min_p_line - 0.5 * 0.6439).abs() < 1e-4);
         assert_eq!((snap.eligible, snap.top[1].cut_by), (1, Some(Stage::MinP)));
-        assert!((snap.eligible_mass - 0.6439).abs() < 1e-4 && snap.least_eligible_prob == snap.eligible_mass);
-        assert!(greyed_at(&snap.top[2], Stage::TopP, &s.order) && !greyed_at(&snap.top[2], Stage::TopK, &s.order));
+        assert!(
+            (snap.eligible_mass - 0.6439).abs() < 1e-4
+                && snap.least_eligible_prob == snap.eligible_mass
+        );
+        assert!(
+            greyed_at(&snap.top[2], Stage::TopP, &s.order)
+                && !greyed_at(&snap.top[2], Stage::TopK, &s.order)
+        );
     }
 
     #[wasm_bindgen_test]

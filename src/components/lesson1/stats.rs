@@ -38,19 +38,31 @@ pub fn chi_square(cells: &[(u64, f64)], n: u64) -> Option<ChiSquare> {
     }
     let statistic: f64 = cats.iter().map(|(o, e)| (o - e).powi(2) / e).sum();
     let dof = cats.len() - 1;
-    Some(ChiSquare { statistic, dof, p_value: gamma_q(dof as f64 / 2.0, statistic / 2.0), categories: cats.len() })
+    Some(ChiSquare {
+        statistic,
+        dof,
+        p_value: gamma_q(dof as f64 / 2.0, statistic / 2.0),
+        categories: cats.len(),
+    })
 }
 
 /// Half the summed absolute difference between observed frequencies and probabilities:
 /// the largest difference in probability that any set of outcomes can show.
 pub fn total_variation(cells: &[(u64, f64)], n: u64) -> f64 {
-    cells.iter().map(|&(o, p)| (o as f64 / n as f64 - p).abs()).sum::<f64>() / 2.0
+    cells
+        .iter()
+        .map(|&(o, p)| (o as f64 / n as f64 - p).abs())
+        .sum::<f64>()
+        / 2.0
 }
 
 /// Distinct adjacent token pairs over all pairs, within each sequence and pooled over all;
 /// `None` when no sequence has two tokens.
 pub fn distinct_2(sequences: &[Vec<u32>]) -> Option<f64> {
-    let pairs: Vec<(u32, u32)> = sequences.iter().flat_map(|s| s.windows(2).map(|w| (w[0], w[1]))).collect();
+    let pairs: Vec<(u32, u32)> = sequences
+        .iter()
+        .flat_map(|s| s.windows(2).map(|w| (w[0], w[1])))
+        .collect();
     if pairs.is_empty() {
         return None;
     }
@@ -117,11 +129,18 @@ fn ln_gamma(x: f64) -> f64 {
     ];
     if x < 0.5 {
         // Reflection: Γ(x) Γ(1 − x) = π / sin(πx).
-        return std::f64::consts::PI.ln() - (std::f64::consts::PI * x).sin().ln() - ln_gamma(1.0 - x);
+        return std::f64::consts::PI.ln()
+            - (std::f64::consts::PI * x).sin().ln()
+            - ln_gamma(1.0 - x);
     }
     let x = x - 1.0;
     let t = x + 7.5;
-    let sum: f64 = G[0] + G[1..].iter().enumerate().map(|(i, g)| g / (x + i as f64 + 1.0)).sum::<f64>();
+    let sum: f64 = G[0]
+        + G[1..]
+            .iter()
+            .enumerate()
+            .map(|(i, g)| g / (x + i as f64 + 1.0))
+            .sum::<f64>();
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + sum.ln()
 }
 
@@ -133,7 +152,13 @@ mod tests {
     #[wasm_bindgen_test]
     fn chi_square_survival_matches_tables() {
         // (statistic, degrees of freedom, upper tail) from standard chi-square tables.
-        for (x, k, want) in [(3.841, 1.0, 0.05), (24.32, 7.0, 0.001), (10.0, 10.0, 0.4405), (1.0, 2.0, (-0.5f64).exp()), (0.5, 3.0, 0.9189)] {
+        for (x, k, want) in [
+            (3.841, 1.0, 0.05),
+            (24.32, 7.0, 0.001),
+            (10.0, 10.0, 0.4405),
+            (1.0, 2.0, (-0.5f64).exp()),
+            (0.5, 3.0, 0.9189),
+        ] {
             let got = gamma_q(k / 2.0, x / 2.0);
             assert!((got - want).abs() < 2e-4, "x={x}, k={k}: {got} vs {want}");
         }
@@ -147,7 +172,11 @@ mod tests {
         assert_eq!((c.categories, c.dof), (3, 2));
         let want = 0.04 * 2.0 + (4.0f64 / 30.0) + (0.0f64 / 20.0);
         assert!((c.statistic - want).abs() < 1e-9, "{}", c.statistic);
-        assert_eq!(chi_square(&[(100, 1.0)], 100), None, "one outcome: nothing to test");
+        assert_eq!(
+            chi_square(&[(100, 1.0)], 100),
+            None,
+            "one outcome: nothing to test"
+        );
         assert!((total_variation(&[(60, 0.5), (40, 0.5)], 100) - 0.1).abs() < 1e-12);
     }
 

@@ -38,7 +38,11 @@ fn write(query: &str) {
     if location.pathname().ok() != Some(Lesson::Generation.path()) {
         return;
     }
-    let url = format!("{}?{query}{}", Lesson::Generation.path(), location.hash().unwrap_or_default());
+    let url = format!(
+        "{}?{query}{}",
+        Lesson::Generation.path(),
+        location.hash().unwrap_or_default()
+    );
     if let Ok(history) = window().history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
