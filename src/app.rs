@@ -2,11 +2,9 @@
 
 use crate::bridge::Bridge;
 use crate::components::{header::Header, model_status::ModelStatusPanel};
-use crate::lessons::Lesson;
 use crate::pages::{
-    generation::GenerationPage, glossary::Glossary, home::Home, lesson::LessonPage,
-    not_found::NotFound, playground::Playground, reading::Reading, reasoning::Reasoning,
-    stages::StagesPage,
+    generation::GenerationPage, glossary::Glossary, home::Home, not_found::NotFound,
+    playground::Playground, reading::Reading, reasoning::Reasoning, stages::StagesPage,
 };
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};

@@ -1,7 +1,6 @@
 //! Pieces shared by several pages.
 
 pub mod header;
-pub mod interactive;
 pub mod lesson1;
 pub mod lesson2;
 pub mod lesson3;

@@ -3,7 +3,6 @@
 pub mod generation;
 pub mod glossary;
 pub mod home;
-pub mod lesson;
 pub mod not_found;
 pub mod playground;
 pub mod reading;

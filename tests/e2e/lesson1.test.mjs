@@ -319,7 +319,13 @@ test("a link with settings reproduces them, and progress survives the reload", {
     { t: "1.3", k: "7", p: "0.8", m: "0.02", seed: "99" },
   );
   assert.match(await page.textContent(".strip-prompt"), /Name a colour\./);
-  assert.deepEqual(await bars(), shown, "the same distribution");
+  // The same distribution, up to float rounding: a prompt computed in other chunks (here
+  // from scratch, before with the previous prompt's cache reused) sums in another order.
+  const again = await bars();
+  assert.deepEqual(again.map((b) => [b.id, b.cutBy]), shown.map((b) => [b.id, b.cutBy]));
+  for (const [i, b] of again.entries()) {
+    for (const key of ["logit", "softmax", "prob"]) assert.ok(close(b[key], shown[i][key], 1e-3), `${key} of ${b.id}: ${b[key]} vs ${shown[i][key]}`);
+  }
   assert.equal(await page.$("[data-testid=url-notice]"), null);
   assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 4/);
 });
