@@ -34,6 +34,7 @@ if [ "$built" = 0 ]; then
 else
   summary+=("SKIP  end-to-end: the site did not build")
 fi
+run "fuzz smoke: every cargo-fuzz target from the committed corpus" scripts/fuzz-smoke.sh
 
 echo
 echo "==> summary"
