@@ -8,13 +8,14 @@ use engine::{SamplerSettings, Session, Step, StopReason};
 /// Prompt tokens computed per slice: about a tenth of a second in the browser.
 pub const PREFILL_SLICE: usize = 16;
 
-pub async fn generate(
+/// Checks a generation request and starts the session on its prompt (nothing computed yet).
+pub fn begin(
     id: u32,
     prompt: &str,
     chat: bool,
     settings: &SamplerSettings,
     max_tokens: usize,
-) -> Result<Response, String> {
+) -> Result<(), String> {
     settings.validate().map_err(|e| e.to_string())?;
     if max_tokens == 0 {
         return Err("max_tokens must be at least 1.".into());
@@ -26,6 +27,17 @@ pub async fn generate(
             .start(&ids, settings.seed)
             .map_err(|e| e.to_string())
     })?;
+    Ok(())
+}
+
+pub async fn generate(
+    id: u32,
+    prompt: &str,
+    chat: bool,
+    settings: &SamplerSettings,
+    max_tokens: usize,
+) -> Result<Response, String> {
+    begin(id, prompt, chat, settings, max_tokens)?;
     if !prefill(id).await? {
         return Ok(done(String::new(), 0, StopReason::Cancelled));
     }

@@ -2,7 +2,7 @@
 //! token at a time in the same session; the vocabulary's texts; and whole continuations
 //! for the comparison of two settings.
 
-use super::{generate::prefill, prompt::prompt_ids, state, yield_now::yield_now};
+use super::{generate, generate::prefill, prompt::prompt_ids, state, yield_now::yield_now};
 use crate::protocol::{Response, TopToken};
 use engine::sampler::Rng;
 use engine::{SamplerSettings, StopReason};
@@ -107,17 +107,7 @@ pub async fn continuation(
     settings: &SamplerSettings,
     max_tokens: usize,
 ) -> Result<Response, String> {
-    settings.validate().map_err(|e| e.to_string())?;
-    if max_tokens == 0 {
-        return Err("max_tokens must be at least 1.".into());
-    }
-    state::with(|s| {
-        let session = s.take(id)?;
-        let ids = prompt_ids(session.model(), prompt, chat)?;
-        session
-            .start(&ids, settings.seed)
-            .map_err(|e| e.to_string())
-    })?;
+    generate::begin(id, prompt, chat, settings, max_tokens)?;
     computed(id).await?;
     let (mut tokens, mut logprobs) = (Vec::new(), Vec::new());
     let stop = loop {
