@@ -1,5 +1,7 @@
 //! The sampler pipeline's invariants, on synthetic logits.
 
+mod common;
+use common::chi_square;
 use engine::sampler::{distribution, Rng, SamplerSettings, Stage};
 
 fn logits(n: usize, seed: u64) -> Vec<f32> {
@@ -157,14 +159,7 @@ fn ten_thousand_draws_match_the_final_distribution() {
         *counts.entry(d.draw(r.next_f64())).or_insert(0usize) += 1;
     }
     assert!(counts.keys().all(|id| d.get(*id).unwrap().eligible()), "only eligible tokens are drawn");
-    let chi2: f64 = d.candidates[..8]
-        .iter()
-        .map(|c| {
-            let e = c.final_prob as f64 * n as f64;
-            let o = *counts.get(&c.id).unwrap_or(&0) as f64;
-            (o - e).powi(2) / e
-        })
-        .sum();
+    let chi2 = chi_square(&d.candidates[..8], &counts, n);
     // 7 degrees of freedom: the 99.9th percentile is 24.32.
     assert!(chi2 < 24.32, "chi-square {chi2}");
 }

@@ -86,14 +86,7 @@ fn the_first_speculative_token_follows_the_target_distribution() {
             assert!(!cycle.drafted.is_empty(), "{draft:?} proposed nothing");
             *counts.entry(steps[0].token).or_insert(0usize) += 1;
         }
-        let chi2: f64 = target.candidates[..6]
-            .iter()
-            .map(|c| {
-                let e = c.final_prob as f64 * n as f64;
-                let o = *counts.get(&c.id).unwrap_or(&0) as f64;
-                (o - e).powi(2) / e
-            })
-            .sum();
+        let chi2 = chi_square(&target.candidates[..6], &counts, n as usize);
         assert_eq!(counts.values().sum::<usize>(), n as usize);
         assert!(counts.keys().all(|id| target.get(*id).unwrap().eligible()), "{draft:?} drew an ineligible token");
         // 5 degrees of freedom: the 99.9th percentile is 20.52.

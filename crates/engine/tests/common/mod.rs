@@ -34,3 +34,20 @@ pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
+
+/// Pearson's chi-square of observed draw `counts` (out of `n`) against the final
+/// probabilities of `candidates`.
+pub fn chi_square(
+    candidates: &[engine::sampler::Candidate],
+    counts: &std::collections::HashMap<u32, usize>,
+    n: usize,
+) -> f64 {
+    candidates
+        .iter()
+        .map(|c| {
+            let e = c.final_prob as f64 * n as f64;
+            let o = *counts.get(&c.id).unwrap_or(&0) as f64;
+            (o - e).powi(2) / e
+        })
+        .sum()
+}
