@@ -91,6 +91,7 @@ pub struct ModelInfo {
     pub weight_bytes: u64,
     pub layers: usize,
     pub vocab: usize,
+    /// The context this page allows (capped below the model's own to bound memory).
     pub context: usize,
     pub from_cache: bool,
     pub load_ms: f64,

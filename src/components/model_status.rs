@@ -32,10 +32,11 @@ pub fn ModelStatusPanel() -> impl IntoView {
                         <p class="ready">
                             <strong>"Model ready: "</strong>
                             {format!(
-                                "SmolLM2-135M-Instruct, {} layers, {} MB, {source} and loaded in {:.1} s.",
+                                "SmolLM2-135M-Instruct, {} layers, {} MB, {source} and loaded in {:.1} s. Context: up to {} tokens in this page, to bound the memory its cache takes.",
                                 info.layers,
                                 mb(info.file_bytes),
                                 info.load_ms / 1000.0,
+                                info.context,
                             )}
                         </p>
                         <button type="button" data-testid="clear-cache" on:click=move |_| bridge.clear_cache()>

@@ -55,7 +55,7 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
         weight_bytes: model.weight_bytes() as u64,
         layers: c.layers,
         vocab: c.vocab,
-        context: c.context,
+        context: c.context.min(state::PAGE_CONTEXT),
         from_cache,
         load_ms: now() - t0,
     };

@@ -30,9 +30,16 @@ pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
     STATE.with(|s| f(&mut s.borrow_mut()))
 }
 
+/// The context this page allows, below the model's 8192: the KV cache takes 46 KB a token
+/// (94 MB at 2048, as much as the weights), and a phone's tab must not run out of memory.
+/// The model status says so.
+pub const PAGE_CONTEXT: usize = 2048;
+
 impl State {
     pub fn set_model(&mut self, model: Model) {
-        self.session = Some(Session::new(Arc::new(model), Box::new(performance_now)));
+        let mut session = Session::new(Arc::new(model), Box::new(performance_now));
+        session.set_max_context(PAGE_CONTEXT);
+        self.session = Some(session);
         self.owner = 0;
     }
 
