@@ -1,5 +1,6 @@
 //! Pieces shared by several pages.
 
+pub mod digits;
 pub mod header;
 pub mod lesson1;
 pub mod lesson2;

@@ -2,15 +2,7 @@
 
 /// 49152 → "49,152".
 pub fn count(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::components::digits::grouped(n)
 }
 
 /// A probability with three decimals, or in scientific notation when that would read 0.000.

@@ -17,15 +17,7 @@ pub fn tps(v: f64) -> String {
 
 /// Bytes with thousands separators, as the formula writes them.
 pub fn bytes(v: usize) -> String {
-    let digits = v.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::components::digits::grouped(v)
 }
 
 pub fn mb(v: f64) -> String {
