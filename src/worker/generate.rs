@@ -9,6 +9,15 @@ use engine::{SamplerSettings, Session, Step, StopReason};
 pub const PREFILL_SLICE: usize = 16;
 
 /// Checks a generation request and starts the session on its prompt (nothing computed yet).
+/// The checks every generating request makes before it touches the session.
+pub fn check(settings: &SamplerSettings, max_tokens: usize) -> Result<(), String> {
+    settings.validate().map_err(|e| e.to_string())?;
+    if max_tokens == 0 {
+        return Err("max_tokens must be at least 1.".into());
+    }
+    Ok(())
+}
+
 pub fn begin(
     id: u32,
     prompt: &str,
@@ -16,10 +25,7 @@ pub fn begin(
     settings: &SamplerSettings,
     max_tokens: usize,
 ) -> Result<(), String> {
-    settings.validate().map_err(|e| e.to_string())?;
-    if max_tokens == 0 {
-        return Err("max_tokens must be at least 1.".into());
-    }
+    check(settings, max_tokens)?;
     state::with(|s| {
         let session = s.take(id)?;
         let ids = prompt_ids(session.model(), prompt, chat)?;

@@ -2,7 +2,7 @@
 //! reused, cold or off), the model's shape for the KV formula, and speculative decoding one
 //! cycle at a time, timed exactly like plain decoding so that the page can compare the two.
 
-use super::generate::{decode, prefill, Decoded};
+use super::generate::{self, decode, prefill, Decoded};
 use super::state::{self, performance_now};
 use super::{post::post, prompt, yield_now::yield_now};
 use crate::markdown::sources::STAGES;
@@ -114,10 +114,7 @@ fn begin(
     settings: &SamplerSettings,
     max_tokens: usize,
 ) -> Result<(), String> {
-    settings.validate().map_err(|e| e.to_string())?;
-    if max_tokens == 0 {
-        return Err("max_tokens must be at least 1.".into());
-    }
+    generate::check(settings, max_tokens)?;
     let response = state::with(|s| {
         let session = match cache {
             CacheMode::Reuse => s.take(id)?,
