@@ -82,6 +82,18 @@ pub enum Request {
     /// Run the bundled tasks chosen by `experiment` under each of its strategies. Answered by
     /// `ExperimentProgress`… and `ExperimentItem`…, then `ExperimentDone` (also after `Cancel`).
     RunExperiment { experiment: Experiment },
+
+    // Benchmark (bench/browser)
+    /// As `Generate`, through the same code, but exactly `max_tokens` tokens: an
+    /// end-of-turn token does not stop it. Answered by `Token`…, then `Done`.
+    BenchGenerate {
+        prompt: String,
+        chat: bool,
+        settings: SamplerSettings,
+        max_tokens: usize,
+    },
+    /// Answered by `BenchStats`.
+    BenchStats,
 }
 
 /// What the model is, once loaded.
@@ -212,6 +224,15 @@ pub enum Response {
     /// The experiment ended, every task run finished or `cancelled`.
     ExperimentDone {
         cancelled: bool,
+    },
+
+    // Benchmark (bench/browser)
+    /// The worker's wasm memory, which never shrinks (so this is its peak), and the size
+    /// of the current session.
+    BenchStats {
+        wasm_memory_bytes: u64,
+        prompt_tokens: usize,
+        generated_tokens: usize,
     },
 }
 

@@ -40,7 +40,7 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             chat,
             settings,
             max_tokens,
-        } => generate::generate(id, &prompt, chat, &settings, max_tokens).await,
+        } => generate::generate(id, &prompt, chat, &settings, max_tokens, true).await,
         Request::Logits { prompt, chat } => lesson_one::logits(id, &prompt, chat).await,
         Request::Step { settings } => lesson_one::step(id, None, &settings),
         Request::Force { token, settings } => lesson_one::step(id, Some(token), &settings),
@@ -70,5 +70,13 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             draft_len,
             max_tokens,
         } => lesson_two::speculate(id, &prompt, &settings, draft, draft_len, max_tokens).await,
+        // Benchmark
+        Request::BenchGenerate {
+            prompt,
+            chat,
+            settings,
+            max_tokens,
+        } => generate::generate(id, &prompt, chat, &settings, max_tokens, false).await,
+        Request::BenchStats => Ok(state::with(|s| s.bench_stats())),
     }
 }

@@ -42,25 +42,27 @@ pub async fn generate(
     chat: bool,
     settings: &SamplerSettings,
     max_tokens: usize,
+    stop_at_end_of_turn: bool,
 ) -> Result<Response, String> {
     begin(id, prompt, chat, settings, max_tokens)?;
     if !prefill(id).await? {
         return Ok(done(String::new(), 0, StopReason::Cancelled));
     }
 
-    let Decoded { text, tokens, stop } = decode(id, settings, max_tokens, |step, _| {
-        let ms = step.forward_ms + step.sample_ms;
-        post(
-            id,
-            Response::Token {
-                piece: step.piece.clone(),
-                token: step.token,
-                prob: step.prob,
-                ms,
-            },
-        )
-    })
-    .await?;
+    let Decoded { text, tokens, stop } =
+        decode(id, settings, max_tokens, stop_at_end_of_turn, |step, _| {
+            let ms = step.forward_ms + step.sample_ms;
+            post(
+                id,
+                Response::Token {
+                    piece: step.piece.clone(),
+                    token: step.token,
+                    prob: step.prob,
+                    ms,
+                },
+            )
+        })
+        .await?;
     let finished = state::with(|s| {
         s.owned(id).map(|session| {
             let t = session.timings();
@@ -86,11 +88,13 @@ pub struct Decoded {
 }
 
 /// Draws up to `max_tokens` tokens after the prefill, yielding between them; `on_step`
-/// sees each step and the session it was drawn in.
+/// sees each step and the session it was drawn in. Without `stop_at_end_of_turn` it draws
+/// exactly `max_tokens` (the benchmark's fixed length).
 pub async fn decode(
     id: u32,
     settings: &SamplerSettings,
     max_tokens: usize,
+    stop_at_end_of_turn: bool,
     mut on_step: impl FnMut(&Step, &Session),
 ) -> Result<Decoded, String> {
     let mut text = String::new();
@@ -115,7 +119,7 @@ pub async fn decode(
         };
         tokens += 1;
         text.push_str(&step.piece);
-        if step.stop {
+        if step.stop && stop_at_end_of_turn {
             break StopReason::EndOfTurn;
         }
         yield_now().await;

@@ -34,7 +34,7 @@ pub async fn measure(
             stop: StopReason::Cancelled,
         });
     }
-    let Decoded { text, stop, .. } = decode(id, settings, max_tokens, |step, session| {
+    let Decoded { text, stop, .. } = decode(id, settings, max_tokens, true, |step, session| {
         post_cost(id, step, session)
     })
     .await?;
@@ -64,7 +64,7 @@ pub async fn speculate(
     }
     // The first token comes from the prefill's logits, with or without a draft: only the
     // tokens after it are decoding.
-    let first = decode(id, settings, 1, |step, session| {
+    let first = decode(id, settings, 1, true, |step, session| {
         post_cost(id, step, session)
     })
     .await?;

@@ -2,6 +2,7 @@
 //! the session. A long task checks ownership after every yield: losing it (to `Cancel`
 //! or to a newer request) is its signal to stop.
 
+use crate::protocol::Response;
 use engine::{Model, Session};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -81,6 +82,16 @@ impl State {
     pub fn cancel(&mut self, id: u32) {
         if self.owner == id {
             self.owner = 0;
+        }
+    }
+
+    pub fn bench_stats(&self) -> Response {
+        let pages = core::arch::wasm32::memory_size(0) as u64;
+        let session = self.session.as_ref();
+        Response::BenchStats {
+            wasm_memory_bytes: pages * 65536,
+            prompt_tokens: session.map_or(0, |s| s.prompt_len()),
+            generated_tokens: session.map_or(0, |s| s.generated()),
         }
     }
 }

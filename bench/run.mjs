@@ -1,0 +1,264 @@
+// The browser benchmark (called by bench/browser after the release build): our engine and
+// wllama in the same headless Chromium, alternating A B A B, medians of the rounds.
+//
+// Two 127.0.0.1 servers serve the same files (dist/, bench/web/ as /bench/, wllama's esm/
+// as /wllama/): origin A runs the real app, for its page-open-to-model-ready time; origin B
+// runs both engines' bench pages, never visited by the app, so its service worker does not
+// stand between them and the network. The last stdout line is the JSON summary.
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launch } from "../tests/e2e/browser.mjs";
+import { serve } from "../tests/e2e/static-server.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const TOKENS = 128;
+const WARMUP_TOKENS = 8;
+// Shares no first token with the measured prompt, so that our session cannot reuse any of
+// its cache (wllama runs with cache_prompt: false).
+const WARMUP_PROMPT = "Once upon a time, in a small village by the sea,";
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const ROUNDS = Number(opt("rounds", 3));
+const WRITE = !args.includes("--no-write");
+if (!(ROUNDS >= 1)) throw new Error("--rounds must be at least 1");
+
+const log = (...a) => console.log(...a);
+
+/** A Rust string constant, with `\` line continuations and escapes resolved. */
+async function rustString(file, name) {
+  const source = await readFile(join(ROOT, file), "utf8");
+  const m = source.match(new RegExp(`const ${name}: &str =\\s*"((?:[^"\\\\]|\\\\[\\s\\S])*)"`));
+  if (!m) throw new Error(`${name} not found in ${file}`);
+  return m[1].replace(/\\\n\s*/g, "").replace(/\\(["\\n])/g, (_, c) => (c === "n" ? "\n" : c));
+}
+
+const BENCH_PROMPT = await rustString("crates/cli/src/commands.rs", "BENCH_PROMPT");
+const SYSTEM = await rustString("crates/engine/src/chat.rs", "DEFAULT_SYSTEM_PROMPT");
+const MODEL_URL = await rustString("src/bridge.rs", "MODEL_URL");
+const MODEL_SHA256 = await rustString("src/bridge.rs", "MODEL_SHA256");
+// The chat template as text (the GGUF's ChatML, as crates/engine/src/chat.rs applies it).
+const PROMPT = `<|im_start|>system\n${SYSTEM}<|im_end|>\n<|im_start|>user\n${BENCH_PROMPT}<|im_end|>\n<|im_start|>assistant\n`;
+
+// One directory holding the site and the bench pages, by symlinks.
+const site = await mkdtemp(join(tmpdir(), "playground-bench-"));
+for (const entry of await readdir(join(ROOT, "dist"))) {
+  if (entry !== "bench" && entry !== "wllama") await symlink(join(ROOT, "dist", entry), join(site, entry));
+}
+await symlink(join(ROOT, "bench/web"), join(site, "bench"));
+await symlink(join(ROOT, "bench/node_modules/@wllama/wllama/esm"), join(site, "wllama"));
+const app = await serve(site);
+const benchOrigin = await serve(site);
+const browser = await launch();
+const { context } = browser;
+
+// Everything must come from our two servers.
+const offsite = [];
+context.on("request", (r) => {
+  const url = r.url();
+  if (![app.url, benchOrigin.url].some((o) => url.startsWith(o + "/")) && !/^(data|blob):/.test(url)) offsite.push(url);
+});
+
+const query = `model=${encodeURIComponent(MODEL_URL)}&sha256=${MODEL_SHA256}`;
+
+/** Opens the real app and waits until its model status says ready. */
+async function appReady() {
+  const page = await context.newPage();
+  try {
+    await page.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        const status = document.querySelector('[data-testid="model-status"]');
+        if (status && status.dataset.state !== "loading") {
+          window.__modelState = { state: status.dataset.state, at: performance.now() };
+          observer.disconnect();
+        }
+      }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-state"] });
+    });
+    await page.goto(app.url + "/");
+    const handle = await page.waitForFunction(() => window.__modelState, null, { timeout: 300_000 });
+    const { state, at } = await handle.jsonValue();
+    const text = await page.locator('[data-testid="model-status"]').innerText();
+    if (state !== "ready") throw new Error(`the app's model status is ${state}: ${text}`);
+    return { ready_ms: at, from_cache: text.includes("from this browser's cache") };
+  } finally {
+    await page.close();
+  }
+}
+
+/** Opens an engine's bench page on origin B: model ready, a warm-up, then the measured run. */
+async function enginePage(engine) {
+  const page = await context.newPage();
+  try {
+    page.on("pageerror", (e) => log(`  [${engine} page error] ${e.message}`));
+    await page.goto(`${benchOrigin.url}/bench/${engine}.html?${query}`);
+    const ready = await page.evaluate(() => window.benchReady);
+    // A short run first, in the same page: both engines' wasm is compiled in tiers, and
+    // the figures are meant to be the engines' steady speed.
+    await page.evaluate((a) => window.bench(a), { prompt: WARMUP_PROMPT, tokens: WARMUP_TOKENS });
+    const run = await page.evaluate((a) => window.bench(a), { prompt: PROMPT, tokens: TOKENS });
+    if (engine === "wllama") run.peak_wasm_bytes = await wllamaMemory(page);
+    // The engine's prefill time cannot exceed the time to the first token seen by the page.
+    const prefillMs = (run.prompt_tokens / run.prefill_tps) * 1000;
+    if (prefillMs > run.ttft_ms * 1.05 || prefillMs < run.ttft_ms * 0.5) {
+      log(`  warning: ${engine}'s prefill (${prefillMs.toFixed(0)} ms) does not match its TTFT (${run.ttft_ms.toFixed(0)} ms)`);
+    }
+    return { ...run, page_ready_ms: ready.ready_ms, info: ready.info };
+  } finally {
+    await page.close();
+  }
+}
+
+/** wllama's wasm memory, as recorded in its worker by bench/web/wllama.js's hook. */
+async function wllamaMemory(page) {
+  for (const worker of page.workers()) {
+    const bytes = await worker
+      .evaluate(() => globalThis.__benchWasmMemories?.reduce((sum, m) => sum + m.buffer.byteLength, 0) ?? null)
+      .catch(() => null);
+    if (bytes) return bytes;
+  }
+  return null;
+}
+
+const median = (xs) => {
+  const v = xs.filter((x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return null;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+
+let summary;
+try {
+  log(`bench/browser: ${ROUNDS} rounds; prompt ${PROMPT.length} characters (chat-templated BENCH_PROMPT), ${TOKENS} greedy tokens`);
+  log("warm-up: first visits (downloads, caches) and compilation");
+  const firstApp = await appReady();
+  log(`  app: model ready ${(firstApp.ready_ms / 1000).toFixed(1)} s after page open (from cache: ${firstApp.from_cache})`);
+  for (const engine of ["ours", "wllama"]) {
+    const r = await enginePage(engine);
+    log(`  ${engine}: ready ${(r.page_ready_ms / 1000).toFixed(1)} s, ${r.prompt_tokens} prompt tokens, prefill ${r.prefill_tps.toFixed(1)} tok/s, decode ${r.decode_tps.toFixed(1)} tok/s`);
+  }
+
+  const rounds = [];
+  for (let i = 1; i <= ROUNDS; i++) {
+    const a = await appReady();
+    if (!a.from_cache) throw new Error("the app did not load the model from its cache");
+    const ours = { ...(await enginePage("ours")), ready_ms: a.ready_ms };
+    const wllama = await enginePage("wllama");
+    wllama.ready_ms = wllama.page_ready_ms;
+    rounds.push({ ours, wllama });
+    for (const [name, r] of Object.entries({ ours, wllama })) {
+      log(
+        `round ${i} ${name.padEnd(6)}: prefill ${r.prefill_tps.toFixed(1)} tok/s, decode ${r.decode_tps.toFixed(1)} tok/s ` +
+          `(page clock ${r.wall_decode_tps.toFixed(1)}), TTFT ${r.ttft_ms.toFixed(0)} ms, ready ${r.ready_ms.toFixed(0)} ms, ` +
+          `wasm ${r.peak_wasm_bytes ? (r.peak_wasm_bytes / 2 ** 20).toFixed(0) + " MiB" : "?"}`,
+      );
+    }
+  }
+
+  const mb = (b) => (b == null ? null : b / 1e6);
+  const pick = (engine) => {
+    const rs = rounds.map((r) => r[engine]);
+    const m = (f) => median(rs.map(f));
+    return {
+      prefill_tps: m((r) => r.prefill_tps),
+      decode_tps: m((r) => r.decode_tps),
+      ttft_ms: m((r) => r.ttft_ms),
+      ready_ms: m((r) => r.ready_ms),
+      peak_wasm_mb: m((r) => mb(r.peak_wasm_bytes)),
+      // Not in the JSON: for the table.
+      extra: {
+        prompt_tokens: m((r) => r.prompt_tokens),
+        generated_tokens: m((r) => r.generated_tokens),
+        wall_decode_tps: m((r) => r.wall_decode_tps),
+        page_ready_ms: m((r) => r.page_ready_ms),
+        engine_ttft_ms: m((r) => r.engine_ttft_ms),
+        text: rs.at(-1).text,
+      },
+    };
+  };
+  const ours = pick("ours");
+  const wllama = pick("wllama");
+  // Each round's pair ran back to back, so their ratio is the least disturbed by load
+  // that changes over the run: the ratios are medians of the per-round ratios.
+  const ratio = {
+    prefill: median(rounds.map((r) => r.ours.prefill_tps / r.wllama.prefill_tps)),
+    decode: median(rounds.map((r) => r.ours.decode_tps / r.wllama.decode_tps)),
+  };
+  const fileMb = (await import("node:fs")).statSync(join(ROOT, "dist", MODEL_URL)).size / 1e6;
+  const same = commonPrefix(ours.extra.text, wllama.extra.text);
+
+  const table = markdown({ ours, wllama, ratio, fileMb, same, rounds: rounds.length });
+  log("");
+  log(table);
+  if (offsite.length) throw new Error(`requests left 127.0.0.1: ${[...new Set(offsite)].join(", ")}`);
+  if (WRITE) await writeSection(table);
+
+  const strip = ({ extra, ...figures }) => round(figures);
+  summary = { ours: strip(ours), wllama: strip(wllama), ratio: round(ratio) };
+} finally {
+  await browser.close();
+  await app.close();
+  await benchOrigin.close();
+  await rm(site, { recursive: true, force: true });
+}
+console.log(JSON.stringify(summary));
+
+function round(o) {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v == null ? null : Math.round(v * 100) / 100]));
+}
+
+function commonPrefix(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+function markdown({ ours, wllama, ratio, fileMb, same, rounds }) {
+  const f = (v, d = 1) => (v == null ? "n/a" : v.toFixed(d));
+  const row = (name, r) =>
+    `| ${name} | ${f(r.extra.prompt_tokens, 0)} | ${f(r.prefill_tps)} | ${f(r.decode_tps)} | ${f(r.extra.wall_decode_tps)} | ${f(r.ttft_ms, 0)} | ${f(r.ready_ms, 0)} | ${f(r.peak_wasm_mb, 0)} |`;
+  const date = new Date().toISOString().slice(0, 10);
+  return [
+    `## ${date}: browser, our engine and wllama in the same run (bench/browser)`,
+    "",
+    `Headless Chromium (Debian's), one thread each, the chat-templated BENCH_PROMPT as text, then exactly ${TOKENS}`,
+    `greedy tokens (end-of-turn ignored); median of ${rounds} rounds run A B A B, each engine in a fresh page after an`,
+    `${WARMUP_TOKENS}-token warm-up. Prefill and decode are each engine's own timings (ours: the worker's \`Done\`, as the`,
+    "lessons show them; wllama: llama.cpp's `timings`); \"page clock\" is decode as the page sees tokens arrive. TTFT: from",
+    "posting the request to the first token's arrival in the page. Ready: page open to model ready with the model",
+    "cached (ours: the real app's model status; wllama: its page, OPFS cache, no hash check). Peak WASM memory: ours,",
+    "the worker's `memory.size` (which never shrinks) after the run; wllama, the size of the memory its worker's",
+    "wasm instance exports, after the run (recorded by a hook that bench/web/wllama.js adds to wllama's worker).",
+    "",
+    "| engine | prompt tokens | prefill tok/s | decode tok/s | decode, page clock | TTFT ms | ready from cache ms | peak WASM MB |",
+    "|---|---|---|---|---|---|---|---|",
+    row("ours (Rust, wasm simd128)", ours),
+    row("wllama 3.13.0 (llama.cpp)", wllama),
+    "",
+    `Ours / wllama (median of per-round ratios): prefill **${f(ratio.prefill, 2)}×**, decode **${f(ratio.decode, 2)}×**.`,
+    `Goals (issue 7): prefill ≥ 4×, decode ≥ 2.5×, ready < 2000 ms, peak WASM < 2 × ${f(fileMb, 0)} MB = ${f(2 * fileMb, 0)} MB.`,
+    `The two greedy outputs agree on their first ${same} characters.`,
+  ].join("\n");
+}
+
+/** Replaces the section with the same heading in docs/BENCHMARKS.md, or adds it. */
+async function writeSection(table) {
+  const path = join(ROOT, "docs/BENCHMARKS.md");
+  const doc = await readFile(path, "utf8");
+  const heading = table.split("\n")[0];
+  const start = doc.indexOf(heading + "\n");
+  let out;
+  if (start >= 0) {
+    const next = doc.indexOf("\n## ", start + heading.length);
+    out = doc.slice(0, start) + table + "\n" + (next >= 0 ? doc.slice(next) : "");
+  } else {
+    // Newest first, after the introduction.
+    const first = doc.indexOf("\n## ");
+    out = first >= 0 ? doc.slice(0, first + 1) + table + "\n\n" + doc.slice(first + 1) : doc + "\n" + table + "\n";
+  }
+  await writeFile(path, out);
+  log(`wrote the section to docs/BENCHMARKS.md`);
+}
