@@ -1,13 +1,14 @@
 //! Gets the model file into memory: from the worker's Cache API when a verified copy is
 //! there, else from the page's own origin, streaming so that progress can be shown. Both
 //! ways the SHA-256 is checked before the bytes are trusted; a corrupt cached copy is
-//! deleted and fetched again.
+//! deleted and fetched again. The file stays in JavaScript memory (see `js_file`): the
+//! engine reads it one tensor at a time, so wasm memory holds only the weights.
 
+use super::js_file::{sha256_hex, JsBytes, JsReader};
 use super::{post::post, state};
 use crate::protocol::{ModelInfo, Response};
 use engine::Model;
 use js_sys::{Reflect, Uint8Array};
-use sha2::{Digest, Sha256};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Cache, ReadableStreamDefaultReader, WorkerGlobalScope};
@@ -47,11 +48,12 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
             bytes
         }
     };
-    let model = Model::from_gguf_bytes(&bytes)
+    let file_bytes = u64::from(bytes.length());
+    let model = Model::from_gguf_reader(&mut JsReader::new(bytes))
         .map_err(|e| format!("The model file could not be loaded: {e}"))?;
     let c = &model.config;
     let info = ModelInfo {
-        file_bytes: bytes.len() as u64,
+        file_bytes,
         weight_bytes: model.weight_bytes() as u64,
         layers: c.layers,
         vocab: c.vocab,
@@ -59,7 +61,6 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
         from_cache,
         load_ms: now() - t0,
     };
-    drop(bytes);
     state::with(|s| s.set_model(model));
     Ok(Response::ModelReady { info })
 }
@@ -80,7 +81,7 @@ fn now() -> f64 {
     scope().performance().map_or(0.0, |p| p.now())
 }
 
-fn js_error(e: JsValue) -> String {
+pub(super) fn js_error(e: JsValue) -> String {
     e.as_string()
         .or_else(|| {
             e.dyn_ref::<js_sys::Error>()
@@ -129,13 +130,13 @@ async fn fetch(url: &str) -> Result<web_sys::Response, String> {
     Ok(response)
 }
 
-/// Reads the whole body, reporting progress, and checks its SHA-256.
+/// Reads the whole body into JavaScript memory, reporting progress, and checks its SHA-256.
 async fn read_verified(
     id: u32,
     response: web_sys::Response,
     sha256: &str,
     from_cache: bool,
-) -> Result<Vec<u8>, String> {
+) -> Result<Uint8Array, String> {
     let total = response
         .headers()
         .get("content-length")
@@ -144,8 +145,7 @@ async fn read_verified(
         .and_then(|v| v.parse::<u64>().ok());
     let body = response.body().ok_or("The model response has no body.")?;
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
-    let mut hasher = Sha256::new();
+    let mut bytes = JsBytes::with_capacity(total);
     let (t0, mut last) = (now(), f64::NEG_INFINITY);
     loop {
         let chunk = JsFuture::from(reader.read())
@@ -156,15 +156,12 @@ async fn read_verified(
             let data: Uint8Array = Reflect::get(&chunk, &"value".into())
                 .map_err(js_error)?
                 .unchecked_into();
-            let start = bytes.len();
-            bytes.resize(start + data.length() as usize, 0);
-            data.copy_to(&mut bytes[start..]);
-            hasher.update(&bytes[start..]);
+            bytes.push(data)?;
         }
         let t = now();
         if done || t - last >= PROGRESS_MS {
             last = t;
-            let loaded = bytes.len() as u64;
+            let loaded = bytes.len();
             let mb_per_s = loaded as f64 / 1e6 / ((t - t0).max(1.0) / 1000.0);
             post(
                 id,
@@ -180,35 +177,31 @@ async fn read_verified(
             break;
         }
     }
-    let got: String = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let bytes = bytes.finish();
+    let got = sha256_hex(&bytes).await?;
     if got != sha256 {
         return Err(format!(
             "The model file is corrupt: its SHA-256 is {got}, expected {sha256} ({} bytes read).",
-            bytes.len()
+            bytes.length()
         ));
     }
     Ok(bytes)
 }
 
 /// Keeps a verified copy for next time. A full disk only costs a download next visit.
-async fn store(cache: &Cache, url: &str, bytes: &[u8]) {
+async fn store(cache: &Cache, url: &str, body: &Uint8Array) {
     let stored = async {
-        let body = Uint8Array::from(bytes);
         // The length lets the next visit show progress while re-verifying the cached copy.
         let headers = web_sys::Headers::new().map_err(js_error)?;
         headers
-            .set("content-length", &bytes.len().to_string())
+            .set("content-length", &body.length().to_string())
             .map_err(js_error)?;
         headers
             .set("content-type", "application/octet-stream")
             .map_err(js_error)?;
         let init = web_sys::ResponseInit::new();
         init.set_headers(&headers);
-        let response = web_sys::Response::new_with_opt_js_u8_array_and_init(Some(&body), &init)
+        let response = web_sys::Response::new_with_opt_js_u8_array_and_init(Some(body), &init)
             .map_err(js_error)?;
         JsFuture::from(cache.put_with_str(url, &response))
             .await

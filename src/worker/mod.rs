@@ -4,6 +4,7 @@
 
 mod dispatch;
 mod generate;
+pub(crate) mod js_file;
 mod lesson_one;
 mod lesson_three;
 mod lesson_two;
