@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch } from "../tests/e2e/browser.mjs";
 import { serve } from "../tests/e2e/static-server.mjs";
+import { CpuSampler, cpuRates } from "./cpu.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TOKENS = 128;
@@ -100,7 +101,11 @@ async function enginePage(engine) {
     // A short run first, in the same page: both engines' wasm is compiled in tiers, and
     // the figures are meant to be the engines' steady speed.
     await page.evaluate((a) => window.bench(a), { prompt: WARMUP_PROMPT, tokens: WARMUP_TOKENS });
+    const sampler = new CpuSampler();
+    await sampler.start();
     const run = await page.evaluate((a) => window.bench(a), { prompt: PROMPT, tokens: TOKENS });
+    await sampler.stop();
+    Object.assign(run, cpuRates(sampler, run));
     if (engine === "wllama") run.peak_wasm_bytes = await wllamaMemory(page);
     // The engine's prefill time cannot exceed the time to the first token seen by the page.
     const prefillMs = (run.prompt_tokens / run.prefill_tps) * 1000;
@@ -152,7 +157,8 @@ try {
     for (const [name, r] of Object.entries({ ours, wllama })) {
       log(
         `round ${i} ${name.padEnd(6)}: prefill ${r.prefill_tps.toFixed(1)} tok/s, decode ${r.decode_tps.toFixed(1)} tok/s ` +
-          `(page clock ${r.wall_decode_tps.toFixed(1)}), TTFT ${r.ttft_ms.toFixed(0)} ms, ready ${r.ready_ms.toFixed(0)} ms, ` +
+          `(page clock ${r.wall_decode_tps.toFixed(1)}; per CPU-second ${r.cpu_prefill_tps?.toFixed(1)}, ${r.cpu_decode_tps?.toFixed(1)}, ` +
+          `ran ${(100 * r.cpu_share).toFixed(0)}% of the time), TTFT ${r.ttft_ms.toFixed(0)} ms, ready ${r.ready_ms.toFixed(0)} ms, ` +
           `wasm ${r.peak_wasm_bytes ? (r.peak_wasm_bytes / 2 ** 20).toFixed(0) + " MiB" : "?"}`,
       );
     }
@@ -175,6 +181,9 @@ try {
         wall_decode_tps: m((r) => r.wall_decode_tps),
         page_ready_ms: m((r) => r.page_ready_ms),
         engine_ttft_ms: m((r) => r.engine_ttft_ms),
+        cpu_prefill_tps: m((r) => r.cpu_prefill_tps),
+        cpu_decode_tps: m((r) => r.cpu_decode_tps),
+        cpu_share: m((r) => r.cpu_share),
         text: rs.at(-1).text,
       },
     };
@@ -187,10 +196,14 @@ try {
     prefill: median(rounds.map((r) => r.ours.prefill_tps / r.wllama.prefill_tps)),
     decode: median(rounds.map((r) => r.ours.decode_tps / r.wllama.decode_tps)),
   };
+  const cpuRatio = {
+    prefill: median(rounds.map((r) => r.ours.cpu_prefill_tps / r.wllama.cpu_prefill_tps)),
+    decode: median(rounds.map((r) => r.ours.cpu_decode_tps / r.wllama.cpu_decode_tps)),
+  };
   const fileMb = (await import("node:fs")).statSync(join(ROOT, "dist", MODEL_URL)).size / 1e6;
   const same = commonPrefix(ours.extra.text, wllama.extra.text);
 
-  const table = markdown({ ours, wllama, ratio, fileMb, same, rounds: rounds.length });
+  const table = markdown({ ours, wllama, ratio, cpuRatio, fileMb, same, rounds: rounds.length });
   log("");
   log(table);
   if (offsite.length) throw new Error(`requests left 127.0.0.1: ${[...new Set(offsite)].join(", ")}`);
@@ -216,7 +229,7 @@ function commonPrefix(a, b) {
   return i;
 }
 
-function markdown({ ours, wllama, ratio, fileMb, same, rounds }) {
+function markdown({ ours, wllama, ratio, cpuRatio, fileMb, same, rounds }) {
   const f = (v, d = 1) => (v == null ? "n/a" : v.toFixed(d));
   const row = (name, r) =>
     `| ${name} | ${f(r.extra.prompt_tokens, 0)} | ${f(r.prefill_tps)} | ${f(r.decode_tps)} | ${f(r.extra.wall_decode_tps)} | ${f(r.ttft_ms, 0)} | ${f(r.ready_ms, 0)} | ${f(r.peak_wasm_mb, 0)} |`;
@@ -239,6 +252,16 @@ function markdown({ ours, wllama, ratio, fileMb, same, rounds }) {
     row("wllama 3.13.0 (llama.cpp)", wllama),
     "",
     `Ours / wllama (median of per-round ratios): prefill **${f(ratio.prefill, 2)}×**, decode **${f(ratio.decode, 2)}×**.`,
+    "",
+    "The same runs per second of CPU time of the engine's worker thread (from /proc, bench/cpu.mjs): on this shared",
+    "machine a thread waits for a core much of the time, and these rates show the engines' work without the wait.",
+    "",
+    "| engine | prefill tok/CPU-s | decode tok/CPU-s | worker on a core |",
+    "|---|---|---|---|",
+    `| ours | ${f(ours.extra.cpu_prefill_tps)} | ${f(ours.extra.cpu_decode_tps)} | ${f(100 * ours.extra.cpu_share, 0)}% |`,
+    `| wllama | ${f(wllama.extra.cpu_prefill_tps)} | ${f(wllama.extra.cpu_decode_tps)} | ${f(100 * wllama.extra.cpu_share, 0)}% |`,
+    "",
+    `Ours / wllama per CPU-second: prefill ${f(cpuRatio.prefill, 2)}×, decode ${f(cpuRatio.decode, 2)}×.`,
     `Goals (issue 7): prefill ≥ 4×, decode ≥ 2.5×, ready < 2000 ms, peak WASM < 2 × ${f(fileMb, 0)} MB = ${f(2 * fileMb, 0)} MB.`,
     `The two greedy outputs agree on their first ${same} characters.`,
   ].join("\n");

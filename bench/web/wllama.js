@@ -87,5 +87,9 @@ window.bench = async ({ prompt, tokens }) => {
     wall_decode_tps: (t.predicted_n - 1) / ((arrivals.at(-1) - arrivals[0]) / 1000),
     peak_wasm_bytes: null, // read from wllama's worker by bench/run.mjs
     text,
+    // Epoch milliseconds, for bench/cpu.mjs: the request, the first and the last token.
+    t_start: performance.timeOrigin + t0,
+    t_first: performance.timeOrigin + arrivals[0],
+    t_last: performance.timeOrigin + arrivals.at(-1),
   };
 };
