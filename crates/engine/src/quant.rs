@@ -213,32 +213,27 @@ impl QMatrix {
         })
     }
 
-    /// Decode: each weight is used once, so blocks are dequantised straight into
-    /// registers and never stored; two rows share each load of the activations.
+    /// Decode: each weight is used once, so blocks are unpacked straight into registers and
+    /// never stored; two rows share each load of the activations. A block's scale and
+    /// offset are applied to its dot product once, not to each weight:
+    /// Σ (q·d + m)·x = d·Σ q·x + m·Σ x, with Σ x per block computed once for all rows.
     fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
-        let blocks = self.cols / BLOCK;
-        with_blocks!(self, |block| {
-            let mut r = rows.start;
-            while r + 1 < rows.end {
-                let (mut a0, mut a1) = (F4::zero(), F4::zero());
-                for b in 0..blocks {
-                    let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..]));
-                    a0 = a0.add(dot_block(block(r, b), &xb));
-                    a1 = a1.add(dot_block(block(r + 1, b), &xb));
-                }
-                out[r] = a0.sum();
-                out[r + 1] = a1.sum();
-                r += 2;
+        let per_row = self.cols / BLOCK;
+        match &self.w {
+            Weights::Q4_1 { d, m, qs } => {
+                let xsum: Vec<f32> = x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
+                let q = |i: usize| nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
+                matvec_scaled(x, per_row, rows, out, q, |i| d[i], |i, b| m[i] * xsum[b])
             }
-            if r < rows.end {
-                let mut a = F4::zero();
-                for b in 0..blocks {
-                    let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..]));
-                    a = a.add(dot_block(block(r, b), &xb));
-                }
-                out[r] = a.sum();
+            Weights::Q8_0 { d, qs } => {
+                let q = |i: usize| bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap());
+                matvec_scaled(x, per_row, rows, out, q, |i| d[i], |_, _| 0.0)
             }
-        })
+            Weights::F32(w) => {
+                let q = |i: usize| f32_block(w, i);
+                matvec_scaled(x, per_row, rows, out, q, |_| 1.0, |_, _| 0.0)
+            }
+        }
     }
 
     /// Prefill and verification: rows are dequantised once into a buffer, then a 2-row ×
@@ -285,6 +280,47 @@ fn dot_block(w: [F4; 8], xb: &[F4; 8]) -> F4 {
     let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
     let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
     s.add(t)
+}
+
+/// `out[r] = Σ_b scale(i)·(q(i) · x_b) + offset(i, b)` over the blocks `b` of each row `r`
+/// in `rows`, where `i = r · per_row + b` numbers the matrix's blocks: `q` gives a block's
+/// raw values, `scale` its scale, `offset` its offset times the block's Σ x.
+#[inline(always)]
+fn matvec_scaled(
+    x: &[f32],
+    per_row: usize,
+    rows: std::ops::Range<usize>,
+    out: &mut [f32],
+    q: impl Fn(usize) -> [F4; 8],
+    scale: impl Fn(usize) -> f32,
+    offset: impl Fn(usize, usize) -> f32,
+) {
+    let xblock = |b: usize| -> [F4; 8] { std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..])) };
+    let mut r = rows.start;
+    while r + 1 < rows.end {
+        let (i0, i1) = (r * per_row, (r + 1) * per_row);
+        let (mut a0, mut a1) = (F4::zero(), F4::zero());
+        let (mut c0, mut c1) = (0f32, 0f32);
+        for b in 0..per_row {
+            let xb = xblock(b);
+            a0 = a0.add(dot_block(q(i0 + b), &xb).mul(F4::splat(scale(i0 + b))));
+            a1 = a1.add(dot_block(q(i1 + b), &xb).mul(F4::splat(scale(i1 + b))));
+            c0 += offset(i0 + b, b);
+            c1 += offset(i1 + b, b);
+        }
+        out[r] = a0.sum() + c0;
+        out[r + 1] = a1.sum() + c1;
+        r += 2;
+    }
+    if r < rows.end {
+        let i0 = r * per_row;
+        let (mut a, mut c) = (F4::zero(), 0f32);
+        for b in 0..per_row {
+            a = a.add(dot_block(q(i0 + b), &xblock(b)).mul(F4::splat(scale(i0 + b))));
+            c += offset(i0 + b, b);
+        }
+        out[r] = a.sum() + c;
+    }
 }
 
 /// Up to this many tokens go through the fused few-token kernel rather than `matmat`.

@@ -20,6 +20,39 @@ fn logits_stay_close_to_the_f32_reference() {
     assert_eq!(e.argmax_disagreements, 0);
 }
 
+/// The check above runs each prompt in one forward pass (prefill's matrix-matrix kernel);
+/// decode's matrix-vector kernel is checked here: every prompt but its last token through
+/// the cache, then the last token alone, against the same reference logits and bounds.
+#[test]
+fn decode_logits_stay_close_to_the_f32_reference() {
+    use engine::kv_cache::KvCache;
+    use engine::model::Logits;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    let reference = Reference::from_gguf_bytes(&std::fs::read(path).expect("run scripts/fetch-model.sh")).unwrap();
+    let m = real();
+    let (mut sum, mut max, mut count) = (0f64, 0f64, 0usize);
+    for p in &CHECK_PROMPTS[..6] {
+        let ids = chat_tokens(&m.tokenizer, &[Message::user(p)], SystemPrompt::Default).unwrap();
+        let (head, last) = ids.split_at(ids.len() - 1);
+        let mut cache = KvCache::new(&m.config);
+        m.forward(head, 0, &mut cache, m.config.layers, Logits::Last).unwrap();
+        let ours = m.forward(last, head.len(), &mut cache, m.config.layers, Logits::Last).unwrap();
+        let want = reference.logits(&ids).unwrap();
+        let mut order: Vec<usize> = (0..want.len()).collect();
+        order.sort_by(|&a, &b| want[b].total_cmp(&want[a]));
+        let argmax = |v: &[f32]| (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
+        assert_eq!(argmax(&ours), argmax(&want), "{p}");
+        for &i in &order[..20] {
+            let d = f64::from((ours[i] - want[i]).abs());
+            (sum, max, count) = (sum + d, max.max(d), count + 1);
+        }
+    }
+    let mean = sum / count as f64;
+    eprintln!("decode logit error vs f32 reference: mean {mean:e}, max {max:e}");
+    assert!(mean <= 0.01, "mean |Δlogit| {mean}");
+    assert!(max <= 0.05, "max |Δlogit| {max}");
+}
+
 #[test]
 fn greedy_answers_the_capital_of_france() {
     let m = real();
