@@ -188,8 +188,21 @@ pub fn distribution(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Dis
     for l in &mut penalized {
         *l = if l.is_nan() { f32::MIN } else { l.clamp(f32::MIN, f32::MAX) };
     }
-    let mut order: Vec<u32> = (0..logits.len() as u32).collect();
-    order.sort_by(|&a, &b| penalized[b as usize].total_cmp(&penalized[a as usize]).then(a.cmp(&b)));
+    // Most likely first, ties by id: one u64 per token, (logit descending, id ascending),
+    // sorted directly. The same order as comparing logits by `total_cmp`, at a third of the
+    // cost of a sort that looks the logits up for every comparison (49k of them per token).
+    let mut keys: Vec<u64> = penalized
+        .iter()
+        .enumerate()
+        .map(|(id, l)| {
+            let bits = l.to_bits();
+            // f32 bits → u32 in `total_cmp` order, then flipped so that larger sorts first.
+            let ascending = if bits >> 31 == 1 { !bits } else { bits | 0x8000_0000 };
+            (u64::from(!ascending) << 32) | id as u64
+        })
+        .collect();
+    keys.sort_unstable();
+    let order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
 
     // Softmax at T in f64, so that tiny probabilities still add up to 1.
     let probs: Vec<f64> = if s.temperature == 0.0 {

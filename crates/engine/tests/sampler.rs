@@ -53,6 +53,24 @@ fn candidates_are_sorted_most_likely_first() {
 }
 
 #[test]
+fn ranking_is_by_logit_then_id_whatever_the_values() {
+    // Ties, signed zeros, extremes, infinities and NaN (ranked as the lowest logit).
+    let mut l = logits(2000, 3);
+    for (i, v) in [0.0, -0.0, 0.0, f32::MAX, f32::MIN, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1.5, 1.5, -1.5, 1e-38, -1e-38]
+        .into_iter()
+        .enumerate()
+    {
+        l[i * 97] = v;
+        l[i * 97 + 1] = v;
+    }
+    let clamp = |x: f32| if x.is_nan() { f32::MIN } else { x.clamp(f32::MIN, f32::MAX) };
+    let mut want: Vec<u32> = (0..l.len() as u32).collect();
+    want.sort_by(|&a, &b| clamp(l[b as usize]).total_cmp(&clamp(l[a as usize])).then(a.cmp(&b)));
+    let got: Vec<u32> = distribution(&l, &settings(1.0, 0, 1.0, 0.0), &[]).candidates.iter().map(|c| c.id).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
 fn top_k_leaves_exactly_k() {
     let l = logits(300, 3);
     for k in [1, 2, 3, 10, 100, 299] {
