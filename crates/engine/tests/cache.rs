@@ -174,7 +174,7 @@ fn a_generator_set_per_position_redraws_after_rewind_as_a_fresh_run_draws() {
     // Lesson 1: the n-th token drawn with the stream's n-th number, whatever happened before.
     let mut s = session(m);
     s.start(&prompt(), 0).unwrap();
-    let mut step = |s: &mut engine::Session| {
+    let step = |s: &mut engine::Session| {
         s.set_rng(Rng::at(7, s.generated() as u64));
         s.step(&hot).unwrap().token
     };

@@ -56,9 +56,10 @@ fn candidates_are_sorted_most_likely_first() {
 fn ranking_is_by_logit_then_id_whatever_the_values() {
     // Ties, signed zeros, extremes, infinities and NaN (ranked as the lowest logit).
     let mut l = logits(2000, 3);
-    for (i, v) in [0.0, -0.0, 0.0, f32::MAX, f32::MIN, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1.5, 1.5, -1.5, 1e-38, -1e-38]
-        .into_iter()
-        .enumerate()
+    for (i, v) in
+        [0.0, -0.0, 0.0, f32::MAX, f32::MIN, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1.5, 1.5, -1.5, 1e-38, -1e-38]
+            .into_iter()
+            .enumerate()
     {
         l[i * 97] = v;
         l[i * 97 + 1] = v;
