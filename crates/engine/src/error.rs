@@ -13,6 +13,8 @@ pub enum EngineError {
     InvalidPrompt(String),
     /// A request that makes no sense in the session's current state.
     InvalidState(String),
+    /// The allocator could not provide `bytes` more bytes for `what`.
+    OutOfMemory { bytes: usize, what: String },
 }
 
 impl fmt::Display for EngineError {
@@ -24,6 +26,9 @@ impl fmt::Display for EngineError {
             }
             Self::InvalidPrompt(m) => write!(f, "invalid prompt: {m}"),
             Self::InvalidState(m) => write!(f, "{m}"),
+            Self::OutOfMemory { bytes, what } => {
+                write!(f, "out of memory: {:.1} MB more for {what} could not be allocated", *bytes as f64 / 1e6)
+            }
         }
     }
 }

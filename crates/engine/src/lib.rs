@@ -6,6 +6,7 @@ pub mod chat;
 pub mod config;
 pub mod error;
 pub mod kv_cache;
+mod memory;
 pub mod model;
 pub mod quant;
 #[cfg(feature = "reference")]

@@ -6,6 +6,7 @@
 use crate::config::Config;
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
+use crate::memory;
 use crate::quant::QMatrix;
 use crate::simd::{axpy, dot};
 use crate::tokenizer::Tokenizer;
@@ -194,7 +195,11 @@ impl<R: Read + Seek> TensorReader<'_, R> {
         if start.checked_add(len).is_none_or(|end| end > self.size) {
             return Err(past_end());
         }
-        self.buf.resize(len as usize, 0);
+        // The buffer is reused: it grows to the largest tensor once.
+        let len = len as usize;
+        self.buf.clear();
+        memory::reserve(&mut self.buf, len, name)?;
+        self.buf.resize(len, 0);
         self.source
             .seek(SeekFrom::Start(start))
             .and_then(|_| self.source.read_exact(&mut self.buf))
@@ -209,7 +214,7 @@ impl<R: Read + Seek> TensorReader<'_, R> {
 
     fn vector(&mut self, name: &str, len: usize) -> Result<Vec<f32>> {
         let dtype = self.read(name, &[len])?;
-        let mut out = vec![0f32; len];
+        let mut out = memory::zeros(len, name)?;
         QMatrix::from_ggml(name, dtype, 1, len, &self.buf)?.row_into(0, &mut out);
         Ok(out)
     }
@@ -315,15 +320,16 @@ impl Model {
             )));
         }
         let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
-        let mut x = vec![0f32; n * e];
+        let scratch = |len| memory::zeros::<f32>(len, "the forward pass's activations");
+        let mut x = scratch(n * e)?;
         for (i, &t) in tokens.iter().enumerate() {
             self.embed.row_into(t as usize, &mut x[i * e..(i + 1) * e]);
         }
-        let mut h = vec![0f32; n * e];
-        let (mut q, mut k, mut v) = (vec![0f32; n * e], vec![0f32; n * kvd], vec![0f32; n * kvd]);
-        let mut attn = vec![0f32; n * e];
-        let mut proj = vec![0f32; n * e];
-        let (mut g, mut u) = (vec![0f32; n * c.ffn], vec![0f32; n * c.ffn]);
+        let mut h = scratch(n * e)?;
+        let (mut q, mut k, mut v) = (scratch(n * e)?, scratch(n * kvd)?, scratch(n * kvd)?);
+        let mut attn = scratch(n * e)?;
+        let mut proj = scratch(n * e)?;
+        let (mut g, mut u) = (scratch(n * c.ffn)?, scratch(n * c.ffn)?);
         let scale = 1.0 / (hd as f32).sqrt();
         for (li, layer) in self.layers[..layers].iter().enumerate() {
             rms_norm(&x, &layer.attn_norm, c.rms_eps, &mut h);
@@ -335,12 +341,7 @@ impl Model {
                 self.rope(&mut k[i * kvd..(i + 1) * kvd], start + i);
             }
             let lc = &mut cache.layers[li];
-            lc.len = start;
-            lc.k.truncate(start * kvd);
-            lc.v.truncate(start * kvd);
-            lc.k.extend_from_slice(&k);
-            lc.v.extend_from_slice(&v);
-            lc.len = start + n;
+            lc.write(start, &k, &v, kvd)?;
             attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn);
             layer.wo.matmul(&attn, n, &mut proj);
             add_in_place(&mut x, &proj);
@@ -359,9 +360,9 @@ impl Model {
             Logits::Last => n - 1..n,
         };
         let m = rows.len();
-        let mut normed = vec![0f32; m * e];
+        let mut normed = scratch(m * e)?;
         rms_norm(&x[rows.start * e..rows.end * e], &self.out_norm, c.rms_eps, &mut normed);
-        let mut out = vec![0f32; m * c.vocab];
+        let mut out = memory::zeros(m * c.vocab, "the logits")?;
         self.lm_head.as_ref().unwrap_or(&self.embed).matmul(&normed, m, &mut out);
         Ok(out)
     }

@@ -9,6 +9,7 @@
 //! in their 4- or 8-bit form in memory: one copy of the model, no re-quantisation.
 
 use crate::error::{EngineError, Result};
+use crate::memory::with_capacity;
 use crate::simd::{bytes, nibbles, F4};
 use candle_core::quantized::GgmlDType;
 use half::f16;
@@ -112,7 +113,8 @@ impl QMatrix {
         let w = match dtype {
             GgmlDType::Q4_1 => {
                 let n = elems / BLOCK;
-                let (mut d, mut m, mut qs) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n * 16));
+                let (mut d, mut m, mut qs) =
+                    (with_capacity(n, name)?, with_capacity(n, name)?, with_capacity(n * 16, name)?);
                 for block in bytes.chunks_exact(20) {
                     d.push(half_at(block, 0));
                     m.push(half_at(block, 2));
@@ -122,7 +124,7 @@ impl QMatrix {
             }
             GgmlDType::Q8_0 => {
                 let n = elems / BLOCK;
-                let (mut d, mut qs) = (Vec::with_capacity(n), Vec::with_capacity(n * BLOCK));
+                let (mut d, mut qs) = (with_capacity(n, name)?, with_capacity(n * BLOCK, name)?);
                 for block in bytes.chunks_exact(34) {
                     d.push(half_at(block, 0));
                     qs.extend(block[2..34].iter().map(|&b| b as i8));
@@ -130,9 +132,15 @@ impl QMatrix {
                 Weights::Q8_0 { d, qs }
             }
             GgmlDType::F32 => {
-                Weights::F32(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+                let mut w = with_capacity(elems, name)?;
+                w.extend(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+                Weights::F32(w)
             }
-            GgmlDType::F16 => Weights::F32(bytes.chunks_exact(2).map(|b| half_at(b, 0)).collect()),
+            GgmlDType::F16 => {
+                let mut w = with_capacity(elems, name)?;
+                w.extend(bytes.chunks_exact(2).map(|b| half_at(b, 0)));
+                Weights::F32(w)
+            }
             other => {
                 return Err(EngineError::InvalidModel(format!(
                     "tensor {name} has type {other:?}; this engine runs F32, F16, Q4_1 and Q8_0"
@@ -369,9 +377,9 @@ mod tests {
         let reference = q.dequantize(&dev).unwrap().to_vec2::<f32>().unwrap();
         let m = QMatrix::from_ggml("w", dtype, rows, cols, &q.data().unwrap()).unwrap();
         let mut row = vec![0f32; cols];
-        for r in 0..rows {
+        for (r, want) in reference.iter().enumerate() {
             m.row_into(r, &mut row);
-            assert_eq!(row, reference[r], "row {r} of {dtype:?} differs from candle's dequantisation");
+            assert_eq!(&row, want, "row {r} of {dtype:?} differs from candle's dequantisation");
         }
         // One token (decode), a few (draft verification) and many (prefill) take different kernels.
         for n in [1, 3, 6, 13] {
