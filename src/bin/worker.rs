@@ -4,3 +4,10 @@ fn main() {
     #[cfg(target_arch = "wasm32")]
     inference_playground::worker::start();
 }
+
+/// Notes the size of an allocation that failed, so that a crash from running out of
+/// memory says so (see `worker::crash`).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: inference_playground::worker::crash::RecordingAllocator =
+    inference_playground::worker::crash::RecordingAllocator;

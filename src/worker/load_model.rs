@@ -7,7 +7,7 @@
 use super::js_file::{sha256_hex, JsBytes, JsReader};
 use super::{post::post, state};
 use crate::protocol::{ModelInfo, Response};
-use engine::Model;
+use engine::{EngineError, Model};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -49,8 +49,13 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
         }
     };
     let file_bytes = u64::from(bytes.length());
-    let model = Model::from_gguf_reader(&mut JsReader::new(bytes))
-        .map_err(|e| format!("The model file could not be loaded: {e}"))?;
+    let model = Model::from_gguf_reader(&mut JsReader::new(bytes)).map_err(|e| match e {
+        EngineError::OutOfMemory { .. } => format!(
+            "Not enough memory for the model: {e}. Close other tabs or apps and press Retry, \
+             or use a device with more memory."
+        ),
+        e => format!("The model file could not be loaded: {e}"),
+    })?;
     let c = &model.config;
     let info = ModelInfo {
         file_bytes,

@@ -2,6 +2,7 @@
 //! posted by the page. Everything slow is async and yields between slices of work, so
 //! that a `Cancel` is heard within one token.
 
+pub mod crash;
 mod dispatch;
 mod generate;
 pub(crate) mod js_file;
@@ -18,18 +19,9 @@ use crate::protocol::Response;
 use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;
 
-/// Installs the panic hook and the message handler, then tells the page it is listening.
+/// Installs the crash reports and the message handler, then tells the page it is listening.
 pub fn start() {
-    std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
-        // After a panic the wasm instance is in an unknown state: the page restarts us.
-        post::post(
-            0,
-            Response::Crashed {
-                message: info.to_string(),
-            },
-        );
-    }));
+    crash::report_crashes();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(dispatch::on_message);
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
