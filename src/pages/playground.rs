@@ -51,6 +51,10 @@ pub fn Playground() -> impl IntoView {
     let ready = move || matches!(bridge.status().get(), ModelStatus::Ready(_));
 
     let generate = move || {
+        // A second press before the button is disabled (effects run a tick later) is ignored.
+        if running.get_untracked() != 0 {
+            return;
+        }
         let text = prompt.get_untracked();
         if text.trim().is_empty() {
             problem.set(Some(

@@ -31,6 +31,8 @@ pub struct Lab {
     pub spec: RwSignal<Comparison>,
 }
 
+// No `Default`: a lab needs the app's context (the bridge), which only a component has.
+#[allow(clippy::new_without_default)]
 impl Lab {
     /// Creates the lab and asks for the model's shape once the model is ready.
     pub fn new() -> Self {
@@ -78,6 +80,11 @@ impl Lab {
 
     pub fn busy(&self) -> bool {
         self.running.with(|r| r.is_some())
+    }
+
+    /// `busy`, read outside any reactive scope (in a click handler).
+    pub fn busy_untracked(&self) -> bool {
+        self.running.with_untracked(|r| r.is_some())
     }
 
     pub fn running_in(&self, panel: &'static str) -> bool {

@@ -90,6 +90,10 @@ pub fn measure(
     run: RwSignal<Run>,
     mut then: impl FnMut(&Run) + 'static,
 ) {
+    // A second press before Run is disabled (effects run a tick later) is ignored.
+    if lab.busy_untracked() {
+        return;
+    }
     run.set(Run::default());
     // Greedy: the lesson measures cost, and greedy runs are comparable token for token.
     let request = Request::StageMeasure {

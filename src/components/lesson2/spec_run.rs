@@ -140,6 +140,10 @@ pub fn compare(
     max_tokens: usize,
     comparison: RwSignal<Comparison>,
 ) {
+    // A second press before Run is disabled (effects run a tick later) is ignored.
+    if lab.busy_untracked() {
+        return;
+    }
     let temperature = settings.temperature;
     comparison.set(Comparison {
         draft,

@@ -32,6 +32,8 @@ pub struct Lab {
     bridge: Bridge,
 }
 
+// No `Default`: a lab needs the app's context (the bridge), which only a component has.
+#[allow(clippy::new_without_default)]
 impl Lab {
     pub fn new() -> Self {
         let bridge = expect_context::<Bridge>();
@@ -58,6 +60,10 @@ impl Lab {
     }
 
     pub fn start(self) {
+        // A second press before Run is disabled (effects run a tick later) is ignored.
+        if self.running.get_untracked() != 0 {
+            return;
+        }
         let experiment = match self.settings.experiment() {
             Ok(e) => e,
             Err(message) => return self.problem.set(Some(message)),
