@@ -3,20 +3,15 @@
 // the cached logits and laid out the redrawn DOM. A benchmark, not a test: it prints
 // figures for docs/BENCHMARKS.md.
 //
-//   node tests/bench/lesson1-redraw.mjs [moves]
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { launch } from "../e2e/browser.mjs";
-import { serve } from "../e2e/static-server.mjs";
+//   node bench/lesson1-redraw.mjs [moves]
+import { openSession } from "../tests/e2e/session.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const MOVES = Number(process.argv[2] ?? 200);
 
-const server = await serve(join(ROOT, "dist"));
-const browser = await launch();
+const session = await openSession();
 try {
-  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  await page.goto(server.url + "/learn/generation");
+  const { page } = session;
+  await page.goto(session.url("/learn/generation"));
   await page.waitForSelector("[data-testid=prob-bar]", { timeout: 180_000 });
   for (const [label, setup] of [
     ["default cuts (top-k 40, top-p 0.95, min-p 0.05)", {}],
@@ -52,6 +47,5 @@ try {
     console.log(`${label}: ${MOVES} moves, median ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${times.at(-1).toFixed(1)} ms`);
   }
 } finally {
-  await browser.close();
-  await server.close();
+  await session.close();
 }

@@ -4,15 +4,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launch } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { MINUTE, openSession, READY, ROOT } from "./session.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const READY = "[data-testid=model-status][data-state=ready]";
-const MINUTE = 60_000;
 const GLOSSARY_IDS = [
   "temperature", "top-p", "top-k", "sampling", "chain-of-thought", "test-time-compute",
   "reasoning-tokens", "speculative-decoding", "kv-cache", "prefill", "decode",
@@ -30,34 +25,23 @@ const ROUTES = [
   ["/reading", title("reading.md")],
 ];
 
-let server, browser, page;
-const requests = [];
-const consoleErrors = [];
+let session, server, browser, page, url;
 
 before(async () => {
-  server = await serve(join(ROOT, "dist"));
-  browser = await launch();
-  const { context } = browser;
-  context.on("request", (request) => requests.push(request.url()));
+  session = await openSession();
+  ({ server, browser, page, url } = session);
   // The largest value the model's progress bar ever showed, whatever happens between polls.
-  await context.addInitScript(() => {
+  await browser.context.addInitScript(() => {
     window.__progressSeen = 0;
     new MutationObserver(() => {
       const bar = document.querySelector("[data-testid=model-progress]");
       if (bar && bar.value > window.__progressSeen) window.__progressSeen = bar.value;
     }).observe(document, { subtree: true, childList: true, attributes: true });
   });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
-  page.on("pageerror", (error) => consoleErrors.push(error.message));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => session?.close());
 
-const url = (path) => server.url + path;
 const text = (testid) => page.textContent(`[data-testid=${testid}]`);
 
 /** Generates with the playground's current settings; returns the output and the token count. */
@@ -84,7 +68,7 @@ test("first visit: the model downloads with visible progress and becomes ready, 
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   assert.match(await text("model-status"), /Model ready.*downloaded/);
   assert.ok((await page.evaluate(() => window.__progressSeen)) > 0, "the progress bar showed bytes loaded");
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(session.consoleErrors, []);
 });
 
 test("every route renders from a deep link, through the menu, and back", { timeout: 2 * MINUTE }, async () => {
@@ -239,10 +223,8 @@ test("Clear cached model says what it did, and the loaded model stays usable", {
   assert.ok(await page.isVisible(READY));
 });
 
-test("no request left the origin, and no errors reached the console", () => {
-  const origin = new URL(server.url).origin;
-  const foreign = requests.filter((r) => !r.startsWith("data:") && !r.startsWith("blob:") && new URL(r).origin !== origin);
-  assert.deepEqual(foreign, []);
-  assert.ok(requests.some((r) => r.endsWith("/models/SmolLM2-135M-Instruct.Q4_1.gguf")), "the model request was seen");
-  assert.deepEqual(consoleErrors.filter((e) => !e.includes("simulated crash")), []);
+test("no request left the origin, and no errors reached the console", async () => {
+  assert.deepEqual(session.foreign(), []);
+  assert.ok(session.requests.some((r) => r.url.endsWith("/models/SmolLM2-135M-Instruct.Q4_1.gguf")), "the model request was seen");
+  assert.deepEqual(session.consoleErrors.filter((e) => !e.includes("simulated crash")), []);
 });

@@ -16,13 +16,16 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-/** A persistent context (service workers and the Cache API behave as in a real profile). */
-export async function launch({ viewport = { width: 1200, height: 900 } } = {}) {
+/**
+ * A persistent context (service workers and the Cache API behave as in a real profile).
+ * `args`: extra Chromium flags.
+ */
+export async function launch({ viewport = { width: 1200, height: 900 }, args = [] } = {}) {
   const profile = await mkdtemp(join(tmpdir(), "playground-e2e-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
-    args: FLAGS,
+    args: [...FLAGS, ...args],
     viewport,
   });
   return {

@@ -3,31 +3,20 @@
 // stepping talks to the engine, exercises are checked against the live state, and the
 // settings travel in the URL. One browser profile for the whole file; the tests run in order.
 import assert from "node:assert/strict";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launch } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { MINUTE, openSession } from "./session.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const MINUTE = 60_000;
 const LESSON = "/learn/generation";
 
-let server, browser, page;
-const consoleErrors = [];
+let session, server, page;
 
 before(async () => {
-  server = await serve(join(ROOT, "dist"));
-  browser = await launch();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
-  page.on("pageerror", (error) => consoleErrors.push(error.message));
+  session = await openSession();
+  ({ server, page } = session);
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => session?.close());
 
 /** Opens the lesson (with `query`) and waits for the first distribution. */
 async function open(query = "") {
@@ -380,6 +369,7 @@ test("the lesson fits a 390 px wide screen", { timeout: MINUTE }, async () => {
   }
 });
 
-test("no errors reached the console", () => {
-  assert.deepEqual(consoleErrors, []);
+test("no errors reached the console, and no request left the origin", () => {
+  assert.deepEqual(session.consoleErrors, []);
+  assert.deepEqual(session.foreign(), [], "no request left the origin");
 });

@@ -3,34 +3,22 @@
 // in one run, never absolute times (the machine is shared and noisy). The tests run in
 // order on one page: the exercises are checked against the state the panels left.
 import assert from "node:assert/strict";
-import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launch } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { MINUTE, openSession, READY } from "./session.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const MINUTE = 60_000;
 // SmolLM2-135M: 2 × 30 layers × 3 KV heads × 64 head dims × 4 bytes per position.
 const KV_BYTES_PER_POSITION = 46_080;
 
-let server, browser, page;
-const consoleErrors = [];
+let session, server, page;
 
 before(async () => {
-  server = await serve(join(ROOT, "dist"));
-  browser = await launch();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
-  page.on("pageerror", (error) => consoleErrors.push(error.message));
+  session = await openSession();
+  ({ server, page } = session);
   await page.goto(server.url + "/learn/stages");
-  await page.waitForSelector("[data-testid=model-status][data-state=ready]", { timeout: 3 * MINUTE });
+  await page.waitForSelector(READY, { timeout: 3 * MINUTE });
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => session?.close());
 
 const id = (testid) => `[data-testid=${testid}]`;
 const value = async (testid) => Number(await page.getAttribute(id(testid), "data-value"));
@@ -196,12 +184,13 @@ test("exercise: the position where a token costs twice as much without the cache
   assert.equal(await check("ex-cache-off"), "fail");
 });
 
-test("the lesson fits a 390 px wide screen, and nothing went to the console", async () => {
+test("the lesson fits a 390 px wide screen, nothing went to the console, and nothing left the origin", async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   try {
     assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
   } finally {
     await page.setViewportSize({ width: 1200, height: 900 });
   }
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(session.consoleErrors, []);
+  assert.deepEqual(session.foreign(), [], "no request left the origin");
 });

@@ -9,34 +9,22 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launch } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { MINUTE, openSession, READY, ROOT } from "./session.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
-const READY = "[data-testid=model-status][data-state=ready]";
-const MINUTE = 60_000;
 // Set SCREENSHOTS=dir to keep pictures of the page at 1200 and 390 px.
 const SHOTS = process.env.SCREENSHOTS;
 
-let server, browser, page;
-const consoleErrors = [];
+let session, server, page;
 
 before(async () => {
-  server = await serve(join(ROOT, "dist"));
-  browser = await launch();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
-  page.on("pageerror", (error) => consoleErrors.push(error.message));
+  session = await openSession();
+  ({ server, page } = session);
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => session?.close());
 
 const sel = (testid) => `[data-testid=${testid}]`;
 const text = (testid) => page.textContent(sel(testid));
@@ -255,7 +243,7 @@ test("the exercises' checks pass on the runs that do what they ask, and fail on 
   assert.match(verdict.message, /None of your runs with both strategies had units tasks/);
 });
 
-test("the results fit a 390 px screen", { timeout: MINUTE }, async () => {
+test("the results fit a 390 px screen; no console errors; no request left the origin", { timeout: MINUTE }, async () => {
   await page.click(`${sel("item")} summary`);
   if (SHOTS) {
     await mkdir(SHOTS, { recursive: true });
@@ -269,5 +257,6 @@ test("the results fit a 390 px screen", { timeout: MINUTE }, async () => {
   } finally {
     await page.setViewportSize({ width: 1200, height: 900 });
   }
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(session.consoleErrors, []);
+  assert.deepEqual(session.foreign(), [], "no request left the origin");
 });

@@ -1,23 +1,18 @@
 // The engine worker's protocol (src/protocol.rs), spoken directly from the page the way
 // the bridge speaks it: the requests the lessons will build on, and their errors.
 import assert from "node:assert/strict";
-import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launch } from "./browser.mjs";
-import { serve } from "./static-server.mjs";
+import { openSession } from "./session.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const MODEL = { url: "/models/SmolLM2-135M-Instruct.Q4_1.gguf", sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53" };
 const GREEDY = { temperature: 0 };
 const QUESTION = { prompt: "What is the capital of France?", chat: true };
 
-let server, browser, page;
+let session, server, page;
 
 before(async () => {
-  server = await serve(join(ROOT, "dist"));
-  browser = await launch();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  session = await openSession();
+  ({ server, page } = session);
   // Any same-origin document will do; the app itself would start a worker of its own.
   await page.goto(server.url + "/favicon.svg");
   // An engine worker, driven by hand: `ask` resolves to every response to a request.
@@ -58,10 +53,7 @@ before(async () => {
   });
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => session?.close());
 
 const ask = (body) => page.evaluate((body) => window.ask(body), body);
 const last = (responses) => responses.at(-1);

@@ -1,0 +1,163 @@
+// Interrupting the engine the ways a learner does, and breaking it the ways a browser can:
+// Stop while the prompt is still being read, Run pressed twice, leaving a page mid-
+// generation, a trap inside the worker, and a tab that cannot give the model its memory.
+// The page must say what happened, lose nothing, and keep working.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { MINUTE, openSession, READY } from "./session.mjs";
+
+const id = (testid) => `[data-testid=${testid}]`;
+const QUESTION = "What is the capital of France?";
+// About 1,500 tokens: its prefill takes many seconds, in 16-token slices.
+const LONG_PROMPT = `Summarise this text. ${"The river runs past the old mill, and the miller counts the sacks of grain. ".repeat(90)}`;
+
+let session, page;
+
+before(async () => {
+  session = await openSession();
+  page = session.page;
+  await page.goto(session.url("/playground"));
+  await page.waitForSelector(READY, { timeout: 3 * MINUTE });
+});
+
+after(() => session?.close());
+
+/** The kinds of the requests the page sent since `since` ms (page clock). */
+async function sent(since = 0) {
+  return (await session.protocol()).filter(([dir, , , t]) => dir === "out" && t >= since).map(([, , kind]) => kind);
+}
+const now = () => page.evaluate(() => performance.now());
+const text = (testid) => page.textContent(id(testid));
+
+/** Greedy playground generation; resolves to the output. */
+async function greedy(prompt, maxTokens) {
+  await page.focus(id("temperature"));
+  await page.keyboard.press("Home");
+  await page.fill(id("prompt"), prompt);
+  await page.fill(id("max-tokens"), String(maxTokens));
+  await page.click(id("generate"));
+  await page.waitForSelector(id("summary"), { timeout: 2 * MINUTE });
+  return text("output");
+}
+
+test("Generate pressed twice in one tick sends one request and streams one answer", { timeout: 3 * MINUTE }, async () => {
+  const single = await greedy(QUESTION, 16);
+  const tokens = (await text("summary")).match(/^\d+ tokens/)[0];
+  const t = await now();
+  // Two clicks before the page has re-rendered: the button is not disabled yet.
+  await page.$eval(id("generate"), (button) => {
+    button.click();
+    button.click();
+  });
+  await page.waitForSelector(id("summary"), { timeout: 2 * MINUTE });
+  assert.deepEqual(await sent(t), ["Generate"]);
+  assert.equal(await text("output"), single, "the same greedy answer, not two interleaved");
+  assert.equal((await text("summary")).match(/^\d+ tokens/)[0], tokens);
+});
+
+test("Stop while the prompt is being read ends the request before any token, and the next one runs", { timeout: 3 * MINUTE }, async () => {
+  await page.fill(id("prompt"), LONG_PROMPT);
+  await page.fill(id("max-tokens"), "8");
+  await page.click(id("generate"));
+  await page.waitForTimeout(1500);
+  assert.equal(await text("output"), "", "still reading the prompt");
+  await page.click(id("stop"));
+  await page.waitForSelector(id("summary"), { timeout: MINUTE });
+  assert.match(await text("summary"), /^0 tokens.*stopped by you/);
+  assert.ok(await page.isEnabled(id("generate")));
+  assert.match(await greedy(QUESTION, 16), /Paris/);
+});
+
+test("leaving the page mid-generation stops the generation, and the next page's request runs", { timeout: 3 * MINUTE }, async () => {
+  await page.fill(id("prompt"), "Write a long story about a lighthouse keeper.");
+  await page.fill(id("max-tokens"), "1000");
+  await page.click(id("generate"));
+  await page.waitForFunction(() => parseInt(document.querySelector("[data-testid=tokens-per-second]").textContent) >= 3);
+  const left = await now();
+  await page.click('nav >> text="1. Generation"');
+  await page.waitForSelector(id("prob-bar"), { timeout: 2 * MINUTE });
+  // The playground's request was cancelled on the way out; its tokens stopped.
+  const protocol = await session.protocol();
+  const generate = protocol.findLast(([dir, , kind]) => dir === "out" && kind === "Generate")[1];
+  assert.ok(protocol.some(([dir, , kind, t]) => dir === "out" && kind === "Cancel" && t >= left), "a Cancel was sent on leaving");
+  const done = protocol.find(([dir, rid, kind]) => dir === "in" && rid === generate && kind === "Done");
+  assert.ok(done, "the generation ended");
+  await page.waitForTimeout(1000);
+  const late = (await session.protocol()).filter(([dir, rid, kind, t]) => dir === "in" && rid === generate && kind === "Token" && t > done[3]);
+  assert.deepEqual(late, [], "no tokens after its end");
+  await page.click('nav >> text="Playground"');
+  await page.waitForSelector(READY);
+  assert.equal(await text("output"), "", "a fresh playground");
+  assert.match(await greedy(QUESTION, 16), /Paris/);
+});
+
+test("Run pressed twice in Lessons 2 and 3 sends one request each", { timeout: 4 * MINUTE }, async () => {
+  await page.click('nav >> text="2. Stages"');
+  await page.fill(id("timeline-max-tokens"), "4");
+  let t = await now();
+  await page.$eval(id("timeline-run"), (button) => {
+    button.click();
+    button.click();
+  });
+  await page.waitForSelector(`${id("timeline-stop")}:disabled`, { timeout: 2 * MINUTE });
+  await page.waitForSelector(`${id("timeline-run")}:enabled`, { timeout: 2 * MINUTE });
+  assert.deepEqual(await sent(t), ["StageMeasure"]);
+  assert.equal(await page.$$eval(`${id("timeline")} rect`, (r) => r.length), 4, "one complete run");
+
+  await page.click('nav >> text="3. Reasoning"');
+  for (const box of await page.$$(`${id("strategy")} input[type=checkbox]`)) {
+    await box.setChecked((await box.getAttribute("value")) === "direct");
+  }
+  await page.fill(id("limit"), "1");
+  t = await now();
+  await page.$eval(id("run-experiment"), (button) => {
+    button.click();
+    button.click();
+  });
+  await page.waitForSelector(`${id("run-status")}:not([data-state=running])`, { timeout: 3 * MINUTE });
+  assert.equal(await page.getAttribute(id("run-status"), "data-state"), "finished");
+  assert.deepEqual(await sent(t), ["RunExperiment"]);
+});
+
+test("a trap inside an async task of the worker is reported, and the worker replaced", { timeout: 3 * MINUTE }, async () => {
+  await page.click('nav >> text="Playground"');
+  await page.waitForSelector(READY);
+  const worker = page.workers().find((w) => w.url().endsWith("/worker_loader.js"));
+  // What a wasm trap inside a future looks like from JavaScript: a rejected promise that
+  // nothing handles. The page's Worker.onerror never sees it.
+  await worker.evaluate(() => {
+    Promise.reject(new Error("simulated trap in a task"));
+  });
+  await page.waitForSelector(id("engine-notice"));
+  assert.match(await text("engine-notice"), /stopped unexpectedly \(simulated trap in a task\)\. It was restarted/);
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  assert.match(await greedy(QUESTION, 16), /Paris/);
+});
+
+test("no request left the origin, and no errors reached the console but the simulated one", async () => {
+  assert.deepEqual(session.foreign(), []);
+  assert.deepEqual(session.consoleErrors.filter((e) => !e.includes("simulated trap")), []);
+});
+
+test("a tab that cannot give the model its memory says so, offers Retry, and the site still works", { timeout: 3 * MINUTE }, async () => {
+  // V8 caps every wasm memory at 1,280 pages (80 MiB); the weights need more.
+  const small = await openSession({ args: ["--js-flags=--wasm-max-mem-pages=1280"] });
+  try {
+    const { page } = small;
+    await page.goto(small.url("/playground"));
+    await page.waitForSelector("[data-testid=model-status][data-state=error]", { timeout: 2 * MINUTE });
+    const status = await page.textContent(id("model-status"));
+    assert.match(status, /Not enough memory for the model: out of memory: [\d.]+ MB more for .+ could not be allocated\. Close other tabs/);
+    assert.ok(await page.isVisible(id("retry")));
+    // No restart loop: the one worker stays, and the error with it.
+    await page.waitForTimeout(2000);
+    assert.equal(page.workers().filter((w) => w.url().endsWith("/worker_loader.js")).length, 1);
+    assert.equal(await page.getAttribute(id("model-status"), "data-state"), "error");
+    await page.click('nav >> text="Glossary"');
+    await page.waitForSelector("#kv-cache");
+    console.log(`  the page said: ${status}`);
+    assert.deepEqual(small.consoleErrors, []);
+  } finally {
+    await small.close();
+  }
+});
