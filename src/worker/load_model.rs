@@ -153,9 +153,19 @@ async fn read_verified(
     let mut bytes = JsBytes::with_capacity(total);
     let (t0, mut last) = (now(), f64::NEG_INFINITY);
     loop {
-        let chunk = JsFuture::from(reader.read())
-            .await
-            .map_err(|e| format!("Reading the model failed: {}", js_error(e)))?;
+        let chunk = JsFuture::from(reader.read()).await.map_err(|e| {
+            let mb = |bytes: u64| format!("{:.1} MB", bytes as f64 / 1e6);
+            let of = total.map_or(String::new(), |t| format!(" of {}", mb(t)));
+            let what = match from_cache {
+                true => "Reading the cached model",
+                false => "The download of the model",
+            };
+            format!(
+                "{what} broke off after {}{of} ({}). Nothing was kept: Retry starts again.",
+                mb(bytes.len()),
+                js_error(e)
+            )
+        })?;
         let done = Reflect::get(&chunk, &"done".into()).map_or(true, |d| d.is_truthy());
         if !done {
             let data: Uint8Array = Reflect::get(&chunk, &"value".into())

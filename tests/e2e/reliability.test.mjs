@@ -161,3 +161,23 @@ test("a tab that cannot give the model its memory says so, offers Retry, and the
     await small.close();
   }
 });
+
+test("a download that breaks off says how far it got, keeps nothing, and Retry fetches the model again", { timeout: 4 * MINUTE }, async () => {
+  let cut = true;
+  const broken = await openSession({ cutAfter: (path) => (cut && path.endsWith(".gguf") ? 20_000_000 : null) });
+  try {
+    const { page } = broken;
+    await page.goto(broken.url("/playground"));
+    await page.waitForSelector("[data-testid=model-status][data-state=error]", { timeout: 2 * MINUTE });
+    assert.match(await page.textContent(id("model-status")), /The download of the model broke off after [\d.]+ MB of 98\.4 MB \(.+\)\. Nothing was kept: Retry starts again\./);
+    const cached = await page.evaluate(async () => (await (await caches.open("models-v1")).keys()).length);
+    assert.equal(cached, 0, "no partial file in the cache");
+    cut = false;
+    await page.click(id("retry"));
+    await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+    assert.match(await page.textContent(id("model-status")), /downloaded/);
+    assert.deepEqual(broken.consoleErrors.filter((e) => !e.includes("Failed to load resource")), []);
+  } finally {
+    await broken.close();
+  }
+});

@@ -36,11 +36,12 @@ function spy() {
 }
 
 /**
- * Opens a session. `args` are extra Chromium flags. Returns the page and the records, with
- * `url(path)`, `foreign()` (requests that left the origin) and `close()`.
+ * Opens a session. `args` are extra Chromium flags, `cutAfter` goes to the server (see
+ * static-server.mjs). Returns the page and the records, with `url(path)`, `foreign()`
+ * (requests that left the origin) and `close()`.
  */
-export async function openSession({ args = [] } = {}) {
-  const server = await serve(join(ROOT, "dist"));
+export async function openSession({ args = [], cutAfter } = {}) {
+  const server = await serve(join(ROOT, "dist"), 0, { cutAfter });
   const browser = await launch({ args });
   const { context } = browser;
   const requests = [];

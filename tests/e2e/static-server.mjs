@@ -28,8 +28,12 @@ async function fileFor(root, pathname) {
   return null;
 }
 
-/** Starts serving `root`; resolves to { url, close() }. */
-export async function serve(root, port = 0) {
+/**
+ * Starts serving `root`; resolves to { url, close() }. `cutAfter(pathname)` may return a
+ * byte count: the response then announces the whole file but the connection is dropped
+ * after that many bytes, as a download that breaks off.
+ */
+export async function serve(root, port = 0, { cutAfter = () => null } = {}) {
   const sockets = new Set();
   const server = createServer(async (req, res) => {
     try {
@@ -45,7 +49,11 @@ export async function serve(root, port = 0) {
         "cache-control": "no-cache",
       });
       if (req.method === "HEAD") return res.end();
-      createReadStream(file.path).pipe(res);
+      const cut = cutAfter(pathname);
+      if (cut === null) return createReadStream(file.path).pipe(res);
+      createReadStream(file.path, { end: cut - 1 })
+        .on("end", () => res.socket?.destroy())
+        .pipe(res, { end: false });
     } catch (error) {
       res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
     }
