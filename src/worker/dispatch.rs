@@ -10,12 +10,17 @@ pub fn on_message(event: web_sys::MessageEvent) {
         match serde_wasm_bindgen::from_value::<Envelope<Request>>(event.data()) {
             Ok(envelope) => envelope,
             Err(e) => {
+                // Answered to the sender's id if the envelope has one, so that it hears back.
+                let id = js_sys::Reflect::get(&event.data(), &"id".into())
+                    .ok()
+                    .and_then(|id| id.as_f64())
+                    .map_or(0, |id| id as u32);
                 return post(
-                    0,
+                    id,
                     Response::Error {
                         message: format!("The worker got a message it does not understand: {e}"),
                     },
-                )
+                );
             }
         };
     // Cancel acts at once, between two slices of the target's work; the target's own

@@ -103,6 +103,14 @@ test("Generate streams tokens and ends with Done; bad settings and empty prompts
   assert.match(last(hot).Error.message, /temperature/);
   const empty = await ask({ Generate: { prompt: " ", chat: true, settings: GREEDY, max_tokens: 8 } });
   assert.match(last(empty).Error.message, /empty/);
+  const nan = await ask({ Generate: { ...QUESTION, settings: { temperature: NaN }, max_tokens: 8 } });
+  assert.match(last(nan).Error.message, /temperature = NaN/);
+  const none = await ask({ Generate: { ...QUESTION, settings: GREEDY, max_tokens: 0 } });
+  assert.match(last(none).Error.message, /max_tokens must be at least 1/);
+  // Not the protocol's shapes at all: the sender still hears back, by its id.
+  for (const body of [{ Generate: { ...QUESTION, prompt: 5, settings: GREEDY, max_tokens: 8 } }, { Generate: { ...QUESTION, settings: { temperature: "hot" }, max_tokens: 8 } }, { Launch: {} }]) {
+    assert.match(last(await ask(body)).Error.message, /does not understand/);
+  }
 });
 
 test("Cancel stops a generation within a token", { timeout: 60_000 }, async () => {
