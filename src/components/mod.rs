@@ -1,6 +1,7 @@
 //! Pieces shared by several pages.
 
 pub mod digits;
+pub mod field;
 pub mod header;
 pub mod lesson1;
 pub mod lesson2;

@@ -6,6 +6,7 @@ use super::live::Live;
 use super::settings::{Bound, MIN_P, TEMPERATURE, TOP_K, TOP_P};
 use super::stats::distinct_2;
 use super::token_text::visible;
+use crate::components::field::whole_number_input;
 use crate::protocol::{Request, Response};
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
@@ -238,23 +239,13 @@ fn number(
     value: RwSignal<usize>,
     (min, _, max): (usize, usize, usize),
 ) -> impl IntoView {
+    let (get, set) = (
+        Signal::derive(move || value.get() as u64),
+        Callback::new(move |n: u64| value.set(n as usize)),
+    );
     view! {
         <label for=id>{label}</label>
-        <input
-            id=id
-            data-testid=id
-            type="number"
-            min=min
-            max=max
-            step="1"
-            inputmode="numeric"
-            prop:value=move || value.get().to_string()
-            on:input=move |ev| {
-                if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() {
-                    value.set(n.clamp(min, max))
-                }
-            }
-        />
+        {whole_number_input(id, min as u64, max as u64, get, set, None)}
     }
 }
 

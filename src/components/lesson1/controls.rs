@@ -2,89 +2,67 @@
 //! each with its label, its live value and what its end of the range means.
 
 use super::live::Live;
-use super::settings::{self, Bound, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P};
+use super::settings::{self, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P};
+use crate::components::field::{Slider, WholeNumber};
 use engine::SamplerSettings;
 use leptos::prelude::*;
 
 /// How many candidates the page can draw.
-const SHOWN: (usize, usize) = (5, 100);
+const SHOWN: (u64, u64) = (5, 100);
 
 #[component]
 pub fn Controls() -> impl IntoView {
     let lesson = expect_context::<Live>();
     let s = lesson.settings;
-    let get = move |f: fn(&SamplerSettings) -> f64| move || s.with(f);
+    let get = move |f: fn(&SamplerSettings) -> f64| Signal::derive(move || s.with(f));
     view! {
         <fieldset class="controls l1-controls">
             <legend>"Sampler settings"</legend>
-            {slider(
-                "temperature", "Temperature", &TEMPERATURE, 0.05,
-                get(|s| s.temperature as f64), move |v| s.update(|s| s.temperature = v as f32),
-                |v| if v == 0.0 { "0 (greedy)".into() } else { format!("{v:.2}") },
-                "0 is greedy: always the most likely token.",
-            )}
-            {slider(
-                "top-k", "Top-k", &TOP_K, 1.0,
-                get(|s| s.top_k as f64), move |v| s.update(|s| s.top_k = v as usize),
-                |v| if v == 0.0 { "off".into() } else { format!("{v}") },
-                "Keep the k most likely; 0 turns it off.",
-            )}
-            {slider(
-                "top-p", "Top-p", &TOP_P, 0.01,
-                get(|s| s.top_p as f64), move |v| s.update(|s| s.top_p = v as f32),
-                |v| if v >= 1.0 { "off (1)".into() } else { format!("{v:.2}") },
-                "Keep the fewest that reach probability p; 1 turns it off.",
-            )}
-            {slider(
-                "min-p", "Min-p", &MIN_P, 0.01,
-                get(|s| s.min_p as f64), move |v| s.update(|s| s.min_p = v as f32),
-                |v| if v == 0.0 { "off".into() } else { format!("{v:.2}") },
-                "Drop those below min-p × the top probability; 0 turns it off.",
-            )}
-            {slider(
-                "repeat-penalty", "Repetition penalty", &REPEAT_PENALTY, 0.05,
-                get(|s| s.repeat_penalty as f64), move |v| s.update(|s| s.repeat_penalty = v as f32),
-                |v| if v == 1.0 { "off (1)".into() } else { format!("{v:.2}") },
-                "Pushes down tokens of the last 64; 1 turns it off.",
-            )}
-            <div class="control">
-                <label for="seed">"Seed"</label>
-                <input
-                    id="seed"
-                    data-testid="seed"
-                    type="number"
-                    min=SEED.min
-                    max=SEED.max
-                    step="1"
-                    inputmode="numeric"
-                    aria-describedby="seed-hint"
-                    prop:value=move || s.with(|s| s.seed.to_string())
-                    on:input=move |ev| {
-                        if let Ok(seed) = event_target_value(&ev).trim().parse::<u64>() {
-                            s.update(|s| s.seed = seed.min(SEED.max as u64))
-                        }
-                    }
-                />
-                <small id="seed-hint">"Token n of a run is drawn with the n-th number of this seed's generator."</small>
-            </div>
-            <div class="control">
-                <label for="shown">"Candidates shown"</label>
-                <input
-                    id="shown"
-                    data-testid="shown"
-                    type="number"
-                    min=SHOWN.0
-                    max=SHOWN.1
-                    step="1"
-                    inputmode="numeric"
-                    prop:value=move || lesson.shown.get().to_string()
-                    on:input=move |ev| {
-                        if let Ok(n) = event_target_value(&ev).trim().parse::<usize>() {
-                            lesson.shown.set(n.clamp(SHOWN.0, SHOWN.1))
-                        }
-                    }
-                />
-            </div>
+            <Slider
+                id="temperature" label="Temperature" min=TEMPERATURE.min max=TEMPERATURE.max step=0.05
+                value=get(|s| s.temperature as f64) set=move |v: f64| s.update(|s| s.temperature = v as f32)
+                readout={|v| if v == 0.0 { "0 (greedy)".into() } else { format!("{v:.2}") }}
+            >
+                "0 is greedy: always the most likely token."
+            </Slider>
+            <Slider
+                id="top-k" label="Top-k" min=TOP_K.min max=TOP_K.max step=1.0
+                value=get(|s| s.top_k as f64) set=move |v: f64| s.update(|s| s.top_k = v as usize)
+                readout={|v| if v == 0.0 { "off".into() } else { format!("{v}") }}
+            >
+                "Keep the k most likely; 0 turns it off."
+            </Slider>
+            <Slider
+                id="top-p" label="Top-p" min=TOP_P.min max=TOP_P.max step=0.01
+                value=get(|s| s.top_p as f64) set=move |v: f64| s.update(|s| s.top_p = v as f32)
+                readout={|v| if v >= 1.0 { "off (1)".into() } else { format!("{v:.2}") }}
+            >
+                "Keep the fewest that reach probability p; 1 turns it off."
+            </Slider>
+            <Slider
+                id="min-p" label="Min-p" min=MIN_P.min max=MIN_P.max step=0.01
+                value=get(|s| s.min_p as f64) set=move |v: f64| s.update(|s| s.min_p = v as f32)
+                readout={|v| if v == 0.0 { "off".into() } else { format!("{v:.2}") }}
+            >
+                "Drop those below min-p × the top probability; 0 turns it off."
+            </Slider>
+            <Slider
+                id="repeat-penalty" label="Repetition penalty" min=REPEAT_PENALTY.min max=REPEAT_PENALTY.max step=0.05
+                value=get(|s| s.repeat_penalty as f64) set=move |v: f64| s.update(|s| s.repeat_penalty = v as f32)
+                readout={|v| if v == 1.0 { "off (1)".into() } else { format!("{v:.2}") }}
+            >
+                "Pushes down tokens of the last 64; 1 turns it off."
+            </Slider>
+            <WholeNumber
+                id="seed" label="Seed" min=SEED.min as u64 max=SEED.max as u64
+                value=Signal::derive(move || s.with(|s| s.seed)) set=move |seed: u64| s.update(|s| s.seed = seed)
+            >
+                "Token n of a run is drawn with the n-th number of this seed's generator."
+            </WholeNumber>
+            <WholeNumber
+                id="shown" label="Candidates shown" min=SHOWN.0 max=SHOWN.1
+                value=Signal::derive(move || lesson.shown.get() as u64) set=move |n: u64| lesson.shown.set(n as usize)
+            />
             <div class="control reset">
                 <button
                     type="button"
@@ -98,45 +76,5 @@ pub fn Controls() -> impl IntoView {
                 </button>
             </div>
         </fieldset>
-    }
-}
-
-/// A range input for one setting. A value outside the bound (typed through devtools, say)
-/// is clamped, so the engine never sees it.
-#[allow(clippy::too_many_arguments)]
-fn slider(
-    id: &'static str,
-    label: &'static str,
-    bound: &'static Bound,
-    step: f64,
-    value: impl Fn() -> f64 + Copy + Send + Sync + 'static,
-    set: impl Fn(f64) + 'static,
-    readout: fn(f64) -> String,
-    hint: &'static str,
-) -> impl IntoView {
-    let hint_id = format!("{id}-hint");
-    view! {
-        <div class="control">
-            <label for=id>{label}</label>
-            <input
-                id=id
-                data-testid=id
-                type="range"
-                min=bound.min
-                max=bound.max
-                step=step
-                aria-describedby=hint_id.clone()
-                prop:value=move || (value() as f32).to_string()
-                on:input=move |ev| {
-                    if let Ok(v) = event_target_value(&ev).parse::<f64>() {
-                        if v.is_finite() {
-                            set(v.clamp(bound.min, bound.max))
-                        }
-                    }
-                }
-            />
-            <output for=id data-testid=format!("{id}-value")>{move || readout(value())}</output>
-            <small id=hint_id>{hint}</small>
-        </div>
     }
 }

@@ -3,6 +3,7 @@
 //! link reproduces what the learner saw. A bad value in a link is clamped or replaced, and
 //! each change is reported as a notice rather than silently applied.
 
+use crate::components::sampler_controls::MAX_SEED;
 use engine::SamplerSettings;
 
 pub const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";
@@ -47,11 +48,10 @@ pub const REPEAT_PENALTY: Bound = Bound {
     max: 2.0,
     whole: false,
 };
-/// Seeds stay below 2³² so that JavaScript numbers (the inputs, the tests) hold them exactly.
 pub const SEED: Bound = Bound {
     key: "seed",
     min: 0.0,
-    max: u32::MAX as f64,
+    max: MAX_SEED as f64,
     whole: true,
 };
 

@@ -58,7 +58,7 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
                     .map(|c| view! { <option value=c.clone()>{c.clone()}</option> })
                     .collect_view();
                 view! {
-                    <div class="field">
+                    <div class="control">
                         <label for="l3-cot-category">"The category you found"</label>
                         <select
                             id="l3-cot-category"

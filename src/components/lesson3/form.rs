@@ -3,6 +3,7 @@
 
 use super::names;
 use super::settings::{max_tokens, Settings};
+use crate::components::field::Slider;
 use engine::reasoning::strategy::{Strategy, MAX_BUDGET, MAX_SAMPLES};
 use engine::reasoning::tasks::{bundled_tasks, categories};
 use leptos::prelude::*;
@@ -42,7 +43,7 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
         <fieldset class="lab-fieldset">
             <legend>"Tasks"</legend>
             <div class="lab-grid">
-                <div class="field">
+                <div class="control">
                     <label for="l3-category">"Category"</label>
                     <select
                         id="l3-category"
@@ -54,7 +55,7 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
                         {category_options}
                     </select>
                 </div>
-                <div class="field">
+                <div class="control">
                     <label for="l3-limit">"Number of tasks"</label>
                     <input
                         id="l3-limit"
@@ -67,7 +68,7 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
                         on:input=move |ev| settings.limit.set(event_target_value(&ev))
                     />
                 </div>
-                <div class="field">
+                <div class="control">
                     <label for="l3-seed">"Seed"</label>
                     <input
                         id="l3-seed"
@@ -109,30 +110,16 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
         <fieldset class="lab-fieldset">
             <legend>"Compute"</legend>
             <div class="lab-grid">
-                <div class="field">
-                    <label for="l3-budget">"Reasoning budget"</label>
-                    <input
-                        id="l3-budget"
-                        data-testid="budget"
-                        type="range"
-                        min="8"
-                        max=MAX_BUDGET.to_string()
-                        step="8"
-                        aria-describedby="l3-budget-hint"
-                        prop:value=move || settings.budget.get().to_string()
-                        on:input=move |ev| {
-                            if let Ok(b) = event_target_value(&ev).parse() {
-                                settings.budget.set(b)
-                            }
-                        }
-                    />
-                    <output for="l3-budget">{move || format!("{} tokens", settings.budget.get())}</output>
-                    <small id="l3-budget-hint">
-                        "Most reasoning tokens per sample. When it runs out, the runner writes \"Answer:\" for the model."
-                        {move || (!uses_budget()).then_some(" Direct answering has no reasoning, so it ignores the budget.")}
-                    </small>
-                </div>
-                <div class="field">
+                <Slider
+                    id="l3-budget" testid="budget" label="Reasoning budget"
+                    min=8.0 max=MAX_BUDGET as f64 step=8.0 readout={|b| format!("{b} tokens")}
+                    value=Signal::derive(move || settings.budget.get() as f64)
+                    set=move |b: f64| settings.budget.set(b as usize)
+                >
+                    "Most reasoning tokens per sample. When it runs out, the runner writes \"Answer:\" for the model."
+                    {move || (!uses_budget()).then_some(" Direct answering has no reasoning, so it ignores the budget.")}
+                </Slider>
+                <div class="control">
                     <label for="l3-samples">"Samples N"</label>
                     <input
                         id="l3-samples"
@@ -147,28 +134,14 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
                     />
                     <small id="l3-samples-hint">"Self-consistency only: answers drawn per task before the vote."</small>
                 </div>
-                <div class="field">
-                    <label for="l3-temperature">"Temperature T"</label>
-                    <input
-                        id="l3-temperature"
-                        data-testid="sc-temperature"
-                        type="range"
-                        min="0"
-                        max="2"
-                        step="0.05"
-                        aria-describedby="l3-temperature-hint"
-                        prop:value=move || settings.temperature.get().to_string()
-                        on:input=move |ev| {
-                            if let Ok(t) = event_target_value(&ev).parse() {
-                                settings.temperature.set(t)
-                            }
-                        }
-                    />
-                    <output for="l3-temperature">{move || format!("{:.2}", settings.temperature.get())}</output>
-                    <small id="l3-temperature-hint">
-                        "Self-consistency only; the other strategies always take the most likely token."
-                    </small>
-                </div>
+                <Slider
+                    id="l3-temperature" testid="sc-temperature" label="Temperature T"
+                    min=0.0 max=2.0 step=0.05 readout={|t| format!("{t:.2}")}
+                    value=Signal::derive(move || settings.temperature.get() as f64)
+                    set=move |t: f64| settings.temperature.set(t as f32)
+                >
+                    "Self-consistency only; the other strategies always take the most likely token."
+                </Slider>
             </div>
             <Show when=move || uses_samples() && settings.temperature.get() == 0.0>
                 <p class="warning" role="status" data-testid="temperature-warning">
