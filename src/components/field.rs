@@ -90,6 +90,10 @@ pub fn whole_number_input(
                     set.run(n.clamp(min, max))
                 }
             }
+            // Leaving the box shows the value in use, not a half-typed or refused entry.
+            on:change=move |ev| {
+                event_target::<web_sys::HtmlInputElement>(&ev).set_value(&value.get_untracked().to_string())
+            }
         />
     }
 }

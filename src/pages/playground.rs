@@ -156,7 +156,7 @@ pub fn Playground() -> impl IntoView {
                     </label>
                     <label>
                         <input type="radio" name="mode" data-testid="mode-raw" prop:checked=move || !chat.get() on:change=move |_| chat.set(false)/>
-                        " raw text: the model continues it"
+                        " raw text: the model continues it. Written-out control tokens such as <|im_start|> count as such, so you can write the chat template yourself."
                     </label>
                 </fieldset>
                 <SamplerControls settings=settings max_tokens=max_tokens/>

@@ -119,6 +119,47 @@ test("Run pressed twice in Lessons 2 and 3 sends one request each", { timeout: 4
   assert.deepEqual(await sent(t), ["RunExperiment"]);
 });
 
+test("playground: numbers out of range are clamped, refused entries are put back, a prompt past the context is refused", { timeout: 3 * MINUTE }, async () => {
+  await page.click('nav >> text="Playground"');
+  await page.waitForSelector(READY);
+  // Typed key by key, as a learner does (Chromium drops keys a number box cannot hold).
+  const typed = async (testid, value) => {
+    await page.focus(id(testid));
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Backspace");
+    if (value) await page.keyboard.type(value);
+    await page.keyboard.press("Tab");
+    return page.inputValue(id(testid));
+  };
+  assert.equal(await typed("max-tokens", "0"), "1");
+  assert.equal(await typed("max-tokens", "99999"), "1024");
+  assert.equal(await typed("max-tokens", "12"), "12");
+  for (const bad of ["-5", "abc", ""]) {
+    assert.equal(await typed("top-k", bad), "40", `top-k after typing ${JSON.stringify(bad)}`);
+  }
+  // Each key acts: "1" set top-k to 1, "1e" and "1e3" are no whole numbers, so 1 stays.
+  assert.equal(await typed("top-k", "1e3"), "1");
+  assert.equal(await typed("seed", "99999999999"), "4294967295");
+  // A range input set by script (devtools, say) to values it would not offer.
+  for (const bad of ["NaN", "-1", "7", "Infinity"]) {
+    await page.$eval(id("temperature"), (el, v) => {
+      el.value = v;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    }, bad);
+    const shown = Number(await page.textContent(id("temperature-value")));
+    assert.ok(shown >= 0 && shown <= 2, `temperature ${shown} after ${bad}`);
+  }
+
+  const output = await text("output");
+  // About 3,000 tokens: more than the page's 2,048-token context.
+  await page.fill(id("prompt"), "one two three four five ".repeat(600));
+  await page.click(id("generate"));
+  await page.waitForSelector(id("playground-error"));
+  assert.match(await text("playground-error"), /the prompt is \d+ tokens, and the context holds 2048; shorten it/);
+  assert.equal(await text("output"), output, "the last answer stays");
+  assert.ok(await page.isEnabled(id("generate")));
+});
+
 test("a trap inside an async task of the worker is reported, and the worker replaced", { timeout: 3 * MINUTE }, async () => {
   await page.click('nav >> text="Playground"');
   await page.waitForSelector(READY);
