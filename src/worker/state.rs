@@ -36,11 +36,16 @@ pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
 /// The model status says so.
 pub const PAGE_CONTEXT: usize = 2048;
 
+/// Every session the page uses: the worker's clock, the page's context.
+fn page_session(model: Arc<Model>) -> Session {
+    let mut session = Session::new(model, Box::new(performance_now));
+    session.set_max_context(PAGE_CONTEXT);
+    session
+}
+
 impl State {
     pub fn set_model(&mut self, model: Model) {
-        let mut session = Session::new(Arc::new(model), Box::new(performance_now));
-        session.set_max_context(PAGE_CONTEXT);
-        self.session = Some(session);
+        self.session = Some(page_session(Arc::new(model)));
         self.owner = 0;
     }
 
@@ -59,7 +64,7 @@ impl State {
     /// Like `take`, with a new session on the same model: an empty cache, for cold runs.
     pub fn take_fresh(&mut self, id: u32) -> Result<&mut Session, String> {
         let model = self.model()?.clone();
-        self.session = Some(Session::new(model, Box::new(performance_now)));
+        self.session = Some(page_session(model));
         self.take(id)
     }
 

@@ -151,7 +151,8 @@ test("playground: numbers out of range are clamped, refused entries are put back
   }
 
   const output = await text("output");
-  // About 3,000 tokens: more than the page's 2,048-token context.
+  // About 3,000 tokens: more than the page's 2,048-token context, which still holds after
+  // Lesson 2's cold runs above (each in a fresh session; those once lost the cap).
   await page.fill(id("prompt"), "one two three four five ".repeat(600));
   await page.click(id("generate"));
   await page.waitForSelector(id("playground-error"));
