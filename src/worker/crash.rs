@@ -8,7 +8,7 @@
 use super::post::post;
 use crate::protocol::Response;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, PromiseRejectionEvent};
 
@@ -82,7 +82,14 @@ pub fn report_crashes() {
     on_rejection.forget();
 }
 
+/// Whether this worker has reported its death: a panic's abort traps next, and the trap
+/// surfaces again as an unhandled rejection. The page hears the first.
+static REPORTED: AtomicBool = AtomicBool::new(false);
+
 fn crashed(message: String) {
+    if REPORTED.swap(true, Ordering::Relaxed) {
+        return;
+    }
     let failed = FAILED_BYTES.swap(0, Ordering::Relaxed);
     let message = if failed > 0 {
         format!(

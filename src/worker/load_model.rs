@@ -50,9 +50,10 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
     };
     let file_bytes = u64::from(bytes.length());
     let model = Model::from_gguf_reader(&mut JsReader::new(bytes)).map_err(|e| match e {
-        EngineError::OutOfMemory { .. } => format!(
-            "Not enough memory for the model: {e}. Close other tabs or apps and press Retry, \
-             or use a device with more memory."
+        EngineError::OutOfMemory { bytes, what } => format!(
+            "Not enough memory: this tab could not get {:.1} MB more for the model's {what}. \
+             Close other tabs or apps and press Retry, or use a device with more memory.",
+            bytes as f64 / 1e6
         ),
         e => format!("The model file could not be loaded: {e}"),
     })?;

@@ -189,7 +189,7 @@ test("a tab that cannot give the model its memory says so, offers Retry, and the
     await page.goto(small.url("/playground"));
     await page.waitForSelector("[data-testid=model-status][data-state=error]", { timeout: 2 * MINUTE });
     const status = await page.textContent(id("model-status"));
-    assert.match(status, /Not enough memory for the model: out of memory: [\d.]+ MB more for .+ could not be allocated\. Close other tabs/);
+    assert.match(status, /Not enough memory: this tab could not get [\d.]+ MB more for the model's blk\.\d+\.\w+\.weight\. Close other tabs or apps and press Retry/);
     assert.ok(await page.isVisible(id("retry")));
     // No restart loop: the one worker stays, and the error with it.
     await page.waitForTimeout(2000);
