@@ -115,3 +115,19 @@ fn control<V: IntoView>(
         </div>
     }
 }
+
+/// A label and a whole-number box for a count kept as `usize`, in rows laid out otherwise.
+pub fn count_input(
+    id: &'static str,
+    label: &'static str,
+    value: RwSignal<usize>,
+    min: usize,
+    max: usize,
+) -> impl IntoView {
+    let get = Signal::derive(move || value.get() as u64);
+    let set = Callback::new(move |n: u64| value.set(n as usize));
+    view! {
+        <label for=id>{label}</label>
+        {whole_number_input(id, min as u64, max as u64, get, set, None)}
+    }
+}

@@ -5,7 +5,7 @@
 use super::{generate, generate::prefill, prompt::prompt_ids, state, yield_now::yield_now};
 use crate::protocol::{Response, TopToken};
 use engine::sampler::Rng;
-use engine::{SamplerSettings, StopReason};
+use engine::{SamplerSettings, Session, StopReason};
 
 /// How many of the most likely tokens come with their text and probability.
 const TOP: usize = 20;
@@ -18,11 +18,7 @@ pub async fn logits(id: u32, prompt: &str, chat: bool) -> Result<Response, Strin
     })?;
     computed(id).await?;
     state::with(|s| {
-        let session = s.owned(id).ok_or("Cancelled.")?;
-        let logits = session
-            .logits()
-            .ok_or("The logits were not computed.")?
-            .to_vec();
+        let (session, logits) = owned_logits(s, id)?;
         // The model's own distribution: temperature 1, nothing cut.
         let dist = session
             .distribution(&SamplerSettings::plain(1.0, 0))
@@ -86,11 +82,7 @@ pub async fn next(id: u32) -> Result<Response, String> {
     state::with(|s| s.take(id).map(|_| ()))?;
     computed(id).await?;
     state::with(|s| {
-        let session = s.owned(id).ok_or("Cancelled.")?;
-        let logits = session
-            .logits()
-            .ok_or("The logits were not computed.")?
-            .to_vec();
+        let (session, logits) = owned_logits(s, id)?;
         Ok(Response::Next {
             context: session.tokens().to_vec(),
             prompt_len: session.prompt_len(),
@@ -142,4 +134,14 @@ async fn computed(id: u32) -> Result<(), String> {
         true => Ok(()),
         false => Err("Cancelled.".into()),
     }
+}
+
+/// The session request `id` still owns, and a copy of its next-token logits.
+fn owned_logits(s: &mut state::State, id: u32) -> Result<(&mut Session, Vec<f32>), String> {
+    let session = s.owned(id).ok_or("Cancelled.")?;
+    let logits = session
+        .logits()
+        .ok_or("The logits were not computed.")?
+        .to_vec();
+    Ok((session, logits))
 }

@@ -6,7 +6,7 @@ use super::live::Live;
 use super::settings::{Bound, MIN_P, TEMPERATURE, TOP_K, TOP_P};
 use super::stats::distinct_2;
 use super::token_text::visible;
-use crate::components::field::whole_number_input;
+use crate::components::field::count_input;
 use crate::protocol::{Request, Response};
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
@@ -174,8 +174,8 @@ pub fn Compare() -> impl IntoView {
                 {sides.iter().copied().map(side_settings).collect_view()}
             </div>
             <div class="actions">
-                {number("compare-count", "Continuations per side", count, COUNT)}
-                {number("compare-max-tokens", "Tokens each, at most", max_tokens, MAX_TOKENS)}
+                {count_input("compare-count", "Continuations per side", count, COUNT.0, COUNT.2)}
+                {count_input("compare-max-tokens", "Tokens each, at most", max_tokens, MAX_TOKENS.0, MAX_TOKENS.2)}
                 <button type="button" data-testid="compare-run" disabled=move || running.get() != 0 || lesson.run.with(|r| r.is_none()) on:click=run>
                     "Run both"
                 </button>
@@ -230,22 +230,6 @@ fn side_settings(side: Side) -> impl IntoView {
             {field("top-p", "Top-p (1 = off)", &TOP_P, 0.01, |s| s.top_p as f64, |s, v| s.top_p = v as f32)}
             {field("min-p", "Min-p (0 = off)", &MIN_P, 0.01, |s| s.min_p as f64, |s, v| s.min_p = v as f32)}
         </fieldset>
-    }
-}
-
-fn number(
-    id: &'static str,
-    label: &'static str,
-    value: RwSignal<usize>,
-    (min, _, max): (usize, usize, usize),
-) -> impl IntoView {
-    let (get, set) = (
-        Signal::derive(move || value.get() as u64),
-        Callback::new(move |n: u64| value.set(n as usize)),
-    );
-    view! {
-        <label for=id>{label}</label>
-        {whole_number_input(id, min as u64, max as u64, get, set, None)}
     }
 }
 

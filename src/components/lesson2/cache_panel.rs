@@ -9,6 +9,7 @@ use super::number::{ms, ratio};
 use super::prompt_field::{stage_prompt, PromptField};
 use super::readout::Readout;
 use super::run::{measure, Run};
+use crate::components::field::count_input;
 use crate::protocol::CacheMode;
 use leptos::prelude::*;
 
@@ -67,10 +68,7 @@ pub fn CachePanel(lab: Lab) -> impl IntoView {
             <h3 id="cache-lab">"Measure it: the KV cache on and off"</h3>
             <PromptField id=PANEL text=text chat=chat/>
             <div class="control-row">
-                <label for="cache-max-tokens">"Tokens to generate"</label>
-                <input id="cache-max-tokens" data-testid="cache-max-tokens" type="number" min="2" max="128"
-                    prop:value=move || max_tokens.get().to_string()
-                    on:input=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<usize>() { max_tokens.set(n.clamp(2, 128)) } }/>
+                {count_input("cache-max-tokens", "Tokens to generate", max_tokens, 2, 128)}
             </div>
             <div class="control-row">
                 <input id="kv-cache-toggle" data-testid="kv-cache-toggle" type="checkbox" role="switch"

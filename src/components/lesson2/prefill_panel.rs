@@ -9,6 +9,7 @@ use super::prompt_field::{stage_prompt, PromptField};
 use super::readout::Readout;
 use super::run::{measure, Run};
 use super::timeline::Timeline;
+use crate::components::field::count_input;
 use crate::protocol::CacheMode;
 use leptos::prelude::*;
 
@@ -54,10 +55,7 @@ pub fn PrefillPanel(lab: Lab) -> impl IntoView {
             <h3 id="prefill-lab">"Measure it: prefill and decode"</h3>
             <PromptField id=PANEL text=text chat=chat/>
             <div class="control-row">
-                <label for="timeline-max-tokens">"Tokens to generate"</label>
-                <input id="timeline-max-tokens" data-testid="timeline-max-tokens" type="number" min="2" max="256"
-                    prop:value=move || max_tokens.get().to_string()
-                    on:input=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<usize>() { max_tokens.set(n.clamp(2, 256)) } }/>
+                {count_input("timeline-max-tokens", "Tokens to generate", max_tokens, 2, 256)}
             </div>
             <Actions lab=lab panel=PANEL label="Run" on_run=start/>
             <p class="hint">"Greedy decoding, from an empty KV cache, so that every run pays for its whole prompt."</p>

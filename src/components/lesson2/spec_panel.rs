@@ -9,6 +9,7 @@ use super::lab::Lab;
 use super::number::{ms, percent, ratio, tps};
 use super::readout::Readout;
 use super::spec_run::{compare, Comparison, PANEL};
+use crate::components::field::count_input;
 use engine::speculative::Draft;
 use engine::SamplerSettings;
 use leptos::prelude::*;
@@ -98,10 +99,7 @@ pub fn SpecPanel(lab: Lab) -> impl IntoView {
                     <small id="spec-temperature-hint">"0 is greedy. Above, plain sampling (no cuts), seed 0."</small>
                 </div>
                 <div class="control">
-                    <label for="spec-max-tokens">"Tokens to generate"</label>
-                    <input id="spec-max-tokens" data-testid="spec-max-tokens" type="number" min="2" max="256"
-                        prop:value=move || max_tokens.get().to_string()
-                        on:input=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<usize>() { max_tokens.set(n.clamp(2, 256)) } }/>
+                    {count_input("spec-max-tokens", "Tokens to generate", max_tokens, 2, 256)}
                 </div>
             </div>
             <Actions lab=lab panel=PANEL label="Run plain, then speculative" on_run=start/>
