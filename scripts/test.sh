@@ -27,7 +27,10 @@ run "native tests: engine and CLI" cargo test --release --workspace --exclude in
 run "site build: trunk build --release" trunk build --release
 built=$failed
 # Named explicitly: the runner would otherwise take whichever WebDriver it finds first.
-CHROMEDRIVER=$(command -v chromedriver) run "engine in headless Chromium: wasm-bindgen-test" \
+# tests/webdriver.json caps the test browser's wasm memory at 1 GiB, so that a refused
+# allocation can be tested (src/worker/crash.rs).
+CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
+  run "engine in headless Chromium: wasm-bindgen-test" \
   cargo test --release --target wasm32-unknown-unknown -p inference-playground --lib
 if [ "$built" = 0 ]; then
   run "end-to-end: tests/e2e on dist/" npm --prefix tests test --silent

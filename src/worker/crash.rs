@@ -90,14 +90,47 @@ fn crashed(message: String) {
     if REPORTED.swap(true, Ordering::Relaxed) {
         return;
     }
-    let failed = FAILED_BYTES.swap(0, Ordering::Relaxed);
-    let message = if failed > 0 {
-        format!(
+    let message = explained(message, FAILED_BYTES.swap(0, Ordering::Relaxed));
+    post(0, Response::Crashed { message });
+}
+
+/// The report: the error as it came, named as running out of memory if an allocation of
+/// `failed` bytes had just been refused.
+fn explained(message: String, failed: usize) -> String {
+    match failed {
+        0 => message,
+        _ => format!(
             "out of memory: this tab could not give the engine {:.1} MB more ({message})",
             failed as f64 / 1e6
-        )
-    } else {
-        message
-    };
-    post(0, Response::Crashed { message });
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn a_refused_allocation_is_recorded_and_named_in_the_report() {
+        FAILED_BYTES.store(0, Ordering::Relaxed);
+        // tests/webdriver.json (scripts/test.sh) caps the test browser's wasm memory at 1 GiB:
+        // memory.grow refuses this.
+        let size = 1_500_000_000;
+        let layout = Layout::from_size_align(size, 8).unwrap();
+        let p = unsafe { RecordingAllocator.alloc(layout) };
+        assert!(p.is_null());
+        assert_eq!(FAILED_BYTES.swap(0, Ordering::Relaxed), size);
+        assert_eq!(
+            explained("RuntimeError: unreachable".into(), 3_500_000),
+            "out of memory: this tab could not give the engine 3.5 MB more (RuntimeError: unreachable)"
+        );
+        assert_eq!(explained("boom".into(), 0), "boom");
+        // A small allocation still works, and records nothing.
+        let small = Layout::from_size_align(64, 8).unwrap();
+        let q = unsafe { RecordingAllocator.alloc(small) };
+        assert!(!q.is_null());
+        unsafe { RecordingAllocator.dealloc(q, small) };
+        assert_eq!(FAILED_BYTES.load(Ordering::Relaxed), 0);
+    }
 }
