@@ -98,6 +98,36 @@ pub fn whole_number_input(
     }
 }
 
+/// A number box whose text is kept as typed, for a form that checks its fields together
+/// and says what is wrong with each (Lesson 3's experiment). Children are the hint.
+#[component]
+pub fn NumberText(
+    id: &'static str,
+    testid: &'static str,
+    label: &'static str,
+    min: u64,
+    #[prop(optional)] max: Option<u64>,
+    value: RwSignal<String>,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView {
+    let input = move |described| {
+        view! {
+            <input
+                id=id
+                data-testid=testid
+                type="number"
+                min=min
+                max=max
+                inputmode="numeric"
+                aria-describedby=described
+                prop:value=move || value.get()
+                on:input=move |ev| value.set(event_target_value(&ev))
+            />
+        }
+    };
+    control(id, label, input, children)
+}
+
 /// The label, the input (given the id of the hint that describes it, if any) and the hint.
 fn control<V: IntoView>(
     id: &'static str,

@@ -3,7 +3,7 @@
 
 use super::names;
 use super::settings::{max_tokens, Settings};
-use crate::components::field::Slider;
+use crate::components::field::{NumberText, Slider};
 use engine::reasoning::strategy::{Strategy, MAX_BUDGET, MAX_SAMPLES};
 use engine::reasoning::tasks::{bundled_tasks, categories};
 use leptos::prelude::*;
@@ -55,36 +55,11 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
                         {category_options}
                     </select>
                 </div>
-                <div class="control">
-                    <label for="l3-limit">"Number of tasks"</label>
-                    <input
-                        id="l3-limit"
-                        data-testid="limit"
-                        type="number"
-                        min="1"
-                        max=total.to_string()
-                        inputmode="numeric"
-                        prop:value=move || settings.limit.get()
-                        on:input=move |ev| settings.limit.set(event_target_value(&ev))
-                    />
-                </div>
-                <div class="control">
-                    <label for="l3-seed">"Seed"</label>
-                    <input
-                        id="l3-seed"
-                        data-testid="seed"
-                        type="number"
-                        min="0"
-                        inputmode="numeric"
-                        aria-describedby="l3-seed-hint"
-                        prop:value=move || settings.seed.get()
-                        on:input=move |ev| settings.seed.set(event_target_value(&ev))
-                    />
-                </div>
+                <NumberText id="l3-limit" testid="limit" label="Number of tasks" min=1 max={total as u64} value=settings.limit/>
+                <NumberText id="l3-seed" testid="seed" label="Seed" min=0 value=settings.seed>
+                    "The seed shuffles the tasks, so that a subset is random but repeatable: the same seed picks the same tasks here and in the CLI. It also seeds self-consistency's sampling."
+                </NumberText>
             </div>
-            <small id="l3-seed-hint">
-                "The seed shuffles the tasks, so that a subset is random but repeatable: the same seed picks the same tasks here and in the CLI. It also seeds self-consistency's sampling."
-            </small>
         </fieldset>
         <fieldset class="lab-fieldset" data-testid="strategy">
             <legend>"Strategies (every task runs under each)"</legend>
@@ -119,21 +94,9 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
                     "Most reasoning tokens per sample. When it runs out, the runner writes \"Answer:\" for the model."
                     {move || (!uses_budget()).then_some(" Direct answering has no reasoning, so it ignores the budget.")}
                 </Slider>
-                <div class="control">
-                    <label for="l3-samples">"Samples N"</label>
-                    <input
-                        id="l3-samples"
-                        data-testid="samples"
-                        type="number"
-                        min="1"
-                        max=MAX_SAMPLES.to_string()
-                        inputmode="numeric"
-                        aria-describedby="l3-samples-hint"
-                        prop:value=move || settings.samples.get()
-                        on:input=move |ev| settings.samples.set(event_target_value(&ev))
-                    />
-                    <small id="l3-samples-hint">"Self-consistency only: answers drawn per task before the vote."</small>
-                </div>
+                <NumberText id="l3-samples" testid="samples" label="Samples N" min=1 max={MAX_SAMPLES as u64} value=settings.samples>
+                    "Self-consistency only: answers drawn per task before the vote."
+                </NumberText>
                 <Slider
                     id="l3-temperature" testid="sc-temperature" label="Temperature T"
                     min=0.0 max=2.0 step=0.05 readout={|t| format!("{t:.2}")}
