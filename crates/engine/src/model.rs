@@ -195,10 +195,11 @@ impl<R: Read + Seek> TensorReader<'_, R> {
         if start.checked_add(len).is_none_or(|end| end > self.size) {
             return Err(past_end());
         }
-        // The buffer is reused: it grows to the largest tensor once.
+        // The buffer is reused: it grows to the largest tensor once, and only what it grows
+        // by is zeroed (the read overwrites it all).
         let len = len as usize;
-        self.buf.clear();
-        memory::reserve(&mut self.buf, len, name)?;
+        let more = len.saturating_sub(self.buf.len());
+        memory::reserve(&mut self.buf, more, name)?;
         self.buf.resize(len, 0);
         self.source
             .seek(SeekFrom::Start(start))

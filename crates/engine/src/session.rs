@@ -301,7 +301,7 @@ impl Session {
         // …and the whole sampler (penalty, softmax, ranking 49k candidates, cuts, draw) to the
         // sampling time. Timing only the draw left out about 2 ms a token in the browser.
         let t0 = (self.clock)();
-        let dist = self.distribution(settings)?;
+        let dist = distribution(self.logits.as_deref().unwrap_or_default(), settings, &self.tokens);
         let token = dist.draw(self.rng.next_f64());
         let sample_ms = (self.clock)() - t0;
         let prob = dist.get(token).map_or(0.0, |c| c.final_prob);
