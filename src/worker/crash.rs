@@ -5,6 +5,7 @@
 //! likeliest trap: the allocator then aborts with no message, so `RecordingAllocator`
 //! notes the failed size and the report says what happened.
 
+use super::load_model::megabytes;
 use super::post::post;
 use crate::protocol::Response;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -20,11 +21,7 @@ pub struct RecordingAllocator;
 
 unsafe impl GlobalAlloc for RecordingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if p.is_null() {
-            FAILED_BYTES.store(layout.size(), Ordering::Relaxed);
-        }
-        p
+        noted(unsafe { System.alloc(layout) }, layout.size())
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -32,20 +29,20 @@ unsafe impl GlobalAlloc for RecordingAllocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if p.is_null() {
-            FAILED_BYTES.store(layout.size(), Ordering::Relaxed);
-        }
-        p
+        noted(unsafe { System.alloc_zeroed(layout) }, layout.size())
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if p.is_null() {
-            FAILED_BYTES.store(new_size, Ordering::Relaxed);
-        }
-        p
+        noted(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
     }
+}
+
+/// Passes the allocator's answer on, noting `size` if it was a refusal.
+fn noted(p: *mut u8, size: usize) -> *mut u8 {
+    if p.is_null() {
+        FAILED_BYTES.store(size, Ordering::Relaxed);
+    }
+    p
 }
 
 /// Installs the panic hook and the listeners for uncaught errors. Each posts `Crashed`:
@@ -100,8 +97,8 @@ fn explained(message: String, failed: usize) -> String {
     match failed {
         0 => message,
         _ => format!(
-            "out of memory: this tab could not give the engine {:.1} MB more ({message})",
-            failed as f64 / 1e6
+            "out of memory: this tab could not give the engine {} more ({message})",
+            megabytes(failed as u64)
         ),
     }
 }

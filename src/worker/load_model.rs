@@ -51,9 +51,9 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
     let file_bytes = u64::from(bytes.length());
     let model = Model::from_gguf_reader(&mut JsReader::new(bytes)).map_err(|e| match e {
         EngineError::OutOfMemory { bytes, what } => format!(
-            "Not enough memory: this tab could not get {:.1} MB more for the model's {what}. \
+            "Not enough memory: this tab could not get {} more for the model's {what}. \
              Close other tabs or apps and press Retry, or use a device with more memory.",
-            bytes as f64 / 1e6
+            megabytes(bytes as u64)
         ),
         e => format!("The model file could not be loaded: {e}"),
     })?;
@@ -85,6 +85,11 @@ fn scope() -> WorkerGlobalScope {
 
 fn now() -> f64 {
     scope().performance().map_or(0.0, |p| p.now())
+}
+
+/// A size as the worker's messages give it: "20.0 MB".
+pub(super) fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 pub(super) fn js_error(e: JsValue) -> String {
@@ -155,15 +160,14 @@ async fn read_verified(
     let (t0, mut last) = (now(), f64::NEG_INFINITY);
     loop {
         let chunk = JsFuture::from(reader.read()).await.map_err(|e| {
-            let mb = |bytes: u64| format!("{:.1} MB", bytes as f64 / 1e6);
-            let of = total.map_or(String::new(), |t| format!(" of {}", mb(t)));
+            let of = total.map_or(String::new(), |t| format!(" of {}", megabytes(t)));
             let what = match from_cache {
                 true => "Reading the cached model",
                 false => "The download of the model",
             };
             format!(
                 "{what} broke off after {}{of} ({}). Nothing was kept: Retry starts again.",
-                mb(bytes.len()),
+                megabytes(bytes.len()),
                 js_error(e)
             )
         })?;
