@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY, ROOT } from "./session.mjs";
+import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
 
 const GLOSSARY_IDS = [
   "temperature", "top-p", "top-k", "sampling", "chain-of-thought", "test-time-compute",
@@ -45,22 +45,13 @@ after(() => session?.close());
 const text = (testid) => page.textContent(`[data-testid=${testid}]`);
 
 /** Generates with the playground's current settings; returns the output and the token count. */
-async function generate(prompt, { maxTokens = 48 } = {}) {
-  await page.fill("[data-testid=prompt]", prompt);
-  await page.fill("[data-testid=max-tokens]", String(maxTokens));
-  await page.click("[data-testid=generate]");
-  await page.waitForSelector("[data-testid=summary]", { timeout: 2 * MINUTE });
-  const summary = await text("summary");
-  return { output: await text("output"), tokens: Number(summary.match(/^(\d+) tokens/)[1]), summary };
-}
+const generate = (prompt, { maxTokens = 48 } = {}) => playgroundGenerate(page, prompt, maxTokens);
 
 /** Playground, greedy: the same text every run. */
 async function greedyPlayground() {
   await page.goto(url("/playground"));
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-  await page.focus("[data-testid=temperature]");
-  await page.keyboard.press("Home");
-  assert.equal(await page.inputValue("[data-testid=temperature]"), "0");
+  await playgroundGreedy(page);
 }
 
 test("first visit: the model downloads with visible progress and becomes ready, with no console errors", { timeout: 3 * MINUTE }, async () => {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession } from "./session.mjs";
+import { MINUTE, openSession, playgroundGenerate } from "./session.mjs";
 
 const LESSON = "/learn/generation";
 
@@ -350,11 +350,8 @@ test("a run from the prompt draws what the Playground generates with the same se
 
   await page.goto(server.url + "/playground");
   await page.waitForSelector("[data-testid=model-status][data-state=ready]", { timeout: 3 * MINUTE });
-  await page.fill("[data-testid=prompt]", "Suggest a name for a pet cat.");
-  await set({ temperature: 0.8, "top-k": 40, "top-p": 0.9, seed: 42, "max-tokens": 6 });
-  await page.click("[data-testid=generate]");
-  await page.waitForSelector("[data-testid=summary]", { timeout: 2 * MINUTE });
-  const generated = await page.textContent("[data-testid=output]");
+  await set({ temperature: 0.8, "top-k": 40, "top-p": 0.9, seed: 42 });
+  const { output: generated } = await playgroundGenerate(page, "Suggest a name for a pet cat.", 6);
   assert.equal(stepped.replaceAll("␣", " ").replaceAll("↵", "\n"), generated);
   await open();
 });

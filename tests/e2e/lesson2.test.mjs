@@ -4,7 +4,7 @@
 // order on one page: the exercises are checked against the state the panels left.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY } from "./session.mjs";
+import { MINUTE, openSession, READY, stagesPanelIdle } from "./session.mjs";
 
 // SmolLM2-135M: 2 × 30 layers × 3 KV heads × 64 head dims × 4 bytes per position.
 const KV_BYTES_PER_POSITION = 46_080;
@@ -27,8 +27,7 @@ const state = (testid) => page.getAttribute(id(testid), "data-state");
 /** Clicks a panel's Run and waits until the panel (and any chain it started) is idle again. */
 async function run(panel, { timeout = 2 * MINUTE } = {}) {
   await page.click(id(`${panel}-run`));
-  await page.waitForSelector(`${id(`${panel}-stop`)}:disabled`, { timeout });
-  await page.waitForSelector(`${id(`${panel}-run`)}:enabled`, { timeout });
+  await stagesPanelIdle(page, panel, timeout);
 }
 
 /** The dots of one series of a chart, as [x, y]. */

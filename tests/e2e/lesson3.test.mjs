@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY, ROOT } from "./session.mjs";
+import { MINUTE, openSession, READY, ROOT, setInput } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 // Set SCREENSHOTS=dir to keep pictures of the page at 1200 and 390 px.
@@ -37,12 +37,9 @@ function cli(command) {
   return JSON.parse(execFileSync(CLI, args, { cwd: ROOT, encoding: "utf8" }));
 }
 
-/** Sets a range input the way a learner's drag does: its value, then an input event. */
+/** Sets a range input as a drag does (`setInput`) and checks that it holds the value. */
 async function slide(testid, value) {
-  await page.$eval(sel(testid), (el, v) => {
-    el.value = String(v);
-    el.dispatchEvent(new Event("input", { bubbles: true }));
-  }, value);
+  await setInput(page, testid, value);
   assert.equal(await page.inputValue(sel(testid)), String(value));
 }
 

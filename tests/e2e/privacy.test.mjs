@@ -5,7 +5,7 @@
 // Content-Security-Policy must never have had to block anything.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY } from "./session.mjs";
+import { MINUTE, openSession, playgroundGenerate, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 // Typed into every prompt field, to be looked for in every request.
 const MARKER = "Zebrafish-7f3q";
@@ -29,16 +29,8 @@ async function menu(label) {
 /** Clicks a Lesson 2 panel's Run and waits until the lab is idle again. */
 async function run(panel) {
   await page.click(id(`${panel}-run`));
-  await page.waitForSelector(`${id(`${panel}-stop`)}:disabled`, { timeout: 3 * MINUTE });
-  await page.waitForSelector(`${id(`${panel}-run`)}:enabled`, { timeout: 3 * MINUTE });
+  await stagesPanelIdle(page, panel, 3 * MINUTE);
 }
-
-/** Sets a range input as a drag does: its value, then an input event. */
-const slide = (testid, value) =>
-  page.$eval(id(testid), (el, v) => {
-    el.value = String(v);
-    el.dispatchEvent(new Event("input", { bubbles: true }));
-  }, value);
 
 test("a whole session through the lessons, the playground, the glossary and the reading list", { timeout: 12 * MINUTE }, async () => {
   await page.goto(session.url("/"));
@@ -50,7 +42,7 @@ test("a whole session through the lessons, the playground, the glossary and the 
   await page.click(id("start"));
   await page.waitForFunction(() => document.querySelector(".strip-prompt")?.textContent.includes("Zebrafish"), null, { timeout: 2 * MINUTE });
   await page.waitForSelector(`${id("step")}:enabled`, { timeout: 2 * MINUTE });
-  await slide("temperature", 1.3);
+  await setInput(page, "temperature", 1.3);
   await page.click(id("step"));
   await page.waitForSelector(`${id("step")}:enabled`, { timeout: 2 * MINUTE });
   await page.click(id("sample"));
@@ -77,10 +69,7 @@ test("a whole session through the lessons, the playground, the glossary and the 
   assert.equal(await page.getAttribute(id("run-status"), "data-state"), "finished");
 
   await menu("Playground");
-  await page.fill(id("prompt"), `What is a ${MARKER}?`);
-  await page.fill(id("max-tokens"), "12");
-  await page.click(id("generate"));
-  await page.waitForSelector(id("summary"), { timeout: 2 * MINUTE });
+  await playgroundGenerate(page, `What is a ${MARKER}?`, 12);
 
   await menu("Glossary");
   await menu("Reading");

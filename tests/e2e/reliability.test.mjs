@@ -4,7 +4,7 @@
 // The page must say what happened, lose nothing, and keep working.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY } from "./session.mjs";
+import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 const id = (testid) => `[data-testid=${testid}]`;
 const QUESTION = "What is the capital of France?";
@@ -31,13 +31,8 @@ const text = (testid) => page.textContent(id(testid));
 
 /** Greedy playground generation; resolves to the output. */
 async function greedy(prompt, maxTokens) {
-  await page.focus(id("temperature"));
-  await page.keyboard.press("Home");
-  await page.fill(id("prompt"), prompt);
-  await page.fill(id("max-tokens"), String(maxTokens));
-  await page.click(id("generate"));
-  await page.waitForSelector(id("summary"), { timeout: 2 * MINUTE });
-  return text("output");
+  await playgroundGreedy(page);
+  return (await playgroundGenerate(page, prompt, maxTokens)).output;
 }
 
 test("Generate pressed twice in one tick sends one request and streams one answer", { timeout: 3 * MINUTE }, async () => {
@@ -99,8 +94,7 @@ test("Run pressed twice in Lessons 2 and 3 sends one request each", { timeout: 4
     button.click();
     button.click();
   });
-  await page.waitForSelector(`${id("timeline-stop")}:disabled`, { timeout: 2 * MINUTE });
-  await page.waitForSelector(`${id("timeline-run")}:enabled`, { timeout: 2 * MINUTE });
+  await stagesPanelIdle(page, "timeline");
   assert.deepEqual(await sent(t), ["StageMeasure"]);
   assert.equal(await page.$$eval(`${id("timeline")} rect`, (r) => r.length), 4, "one complete run");
 
@@ -142,10 +136,7 @@ test("playground: numbers out of range are clamped, refused entries are put back
   assert.equal(await typed("seed", "99999999999"), "4294967295");
   // A range input set by script (devtools, say) to values it would not offer.
   for (const bad of ["NaN", "-1", "7", "Infinity"]) {
-    await page.$eval(id("temperature"), (el, v) => {
-      el.value = v;
-      el.dispatchEvent(new Event("input", { bubbles: true }));
-    }, bad);
+    await setInput(page, "temperature", bad);
     const shown = Number(await page.textContent(id("temperature-value")));
     assert.ok(shown >= 0 && shown <= 2, `temperature ${shown} after ${bad}`);
   }

@@ -3,6 +3,7 @@
 // console errors, every request the browser made (pages, workers, the service worker),
 // and Content-Security-Policy violations. A spy on the page's workers also records the
 // protocol's message kinds both ways, so tests can count what the page asked for.
+import assert from "node:assert/strict";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch } from "./browser.mjs";
@@ -69,4 +70,38 @@ export async function openSession({ args = [], cutAfter } = {}) {
       await server.close();
     },
   };
+}
+
+/** Sets the playground's temperature to 0 (greedy) from the keyboard: the same text every run. */
+export async function playgroundGreedy(page) {
+  await page.focus("[data-testid=temperature]");
+  await page.keyboard.press("Home");
+  assert.equal(await page.inputValue("[data-testid=temperature]"), "0");
+}
+
+/**
+ * Generates in the playground with its current settings: fills the prompt and the maximum,
+ * presses Generate and waits for the summary. Resolves to { output, tokens, summary }.
+ */
+export async function playgroundGenerate(page, prompt, maxTokens) {
+  await page.fill("[data-testid=prompt]", prompt);
+  await page.fill("[data-testid=max-tokens]", String(maxTokens));
+  await page.click("[data-testid=generate]");
+  await page.waitForSelector("[data-testid=summary]", { timeout: 2 * MINUTE });
+  const summary = await page.textContent("[data-testid=summary]");
+  const output = await page.textContent("[data-testid=output]");
+  return { output, tokens: Number(summary.match(/^(\d+) tokens/)[1]), summary };
+}
+
+/** Sets an input as a learner's drag or typing does: its value, then an `input` event. */
+export const setInput = (page, testid, value) =>
+  page.$eval(`[data-testid=${testid}]`, (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  }, value);
+
+/** Waits until Lesson 2's `panel` (and any chain it started) is idle: Stop off, Run on. */
+export async function stagesPanelIdle(page, panel, timeout = 2 * MINUTE) {
+  await page.waitForSelector(`[data-testid=${panel}-stop]:disabled`, { timeout });
+  await page.waitForSelector(`[data-testid=${panel}-run]:enabled`, { timeout });
 }
