@@ -23,6 +23,7 @@ fn fails_with(args: &[&str], message: &str) {
     assert!(out.is_empty());
     assert!(err.contains(message), "{args:?}: {err}");
     assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: the error is one line: {err}");
 }
 
 #[test]
@@ -111,11 +112,37 @@ fn bad_input_gets_a_clear_message() {
     fails_with(&["logits", "--model", MODEL, "--ids", "1,x"], "not a token id");
     fails_with(&["logits", "--model", MODEL, "--ids", "99999999"], "outside the vocabulary");
     fails_with(&["reason", "--strategy", "guess"], "--strategy");
-    fails_with(&["frobnicate"], "unknown command");
-    fails_with(&["generate", "--bogus", "1"], "unknown option --bogus");
+    fails_with(&["frobnicate"], "unrecognized subcommand 'frobnicate'");
+    fails_with(&["generate", "--bogus", "1"], "unexpected argument '--bogus'");
+    fails_with(&["generate", "--model", MODEL], "--prompt");
     let long = "word ".repeat(9000);
     fails_with(&["generate", "--model", MODEL, "--prompt", &long], "context holds");
     let truncated = std::env::temp_dir().join("playground-truncated.gguf");
     std::fs::write(&truncated, &std::fs::read(MODEL).unwrap()[..1_000_000]).unwrap();
     fails_with(&["generate", "--model", truncated.to_str().unwrap(), "--prompt", "hi"], "truncated");
+}
+
+#[test]
+fn every_command_has_help() {
+    for cmd in ["tokenize", "logits", "generate", "bench", "reference", "reason"] {
+        let (ok, out, _) = run(&[cmd, "--help"]);
+        assert!(ok, "{cmd} --help");
+        assert!(out.contains("Usage: playground") && out.contains("--model"), "{cmd}: {out}");
+    }
+    let (ok, out, _) = run(&["--help"]);
+    assert!(ok && out.contains("generate") && out.contains("reason"), "{out}");
+}
+
+#[test]
+fn a_typo_gets_a_suggestion_on_one_line() {
+    fails_with(&["genrate", "--prompt", "hi"], "similar subcommand exists: 'generate'");
+    fails_with(&["generate", "--prompt", "hi", "--temprature", "0"], "'--temperature'");
+    fails_with(&["reason", "--strategy", "cots"], "[possible values: direct, cot, self-consistency, hidden]");
+}
+
+#[test]
+fn no_command_lists_the_commands_and_fails() {
+    let (ok, _, err) = run(&[]);
+    assert!(!ok);
+    assert!(err.contains("Commands:") && err.contains("generate"), "{err}");
 }
