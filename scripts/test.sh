@@ -10,29 +10,33 @@ scripts/setup.sh || { echo "test: setup failed" >&2; exit 1; }
 
 summary=()
 failed=0
+# Runs one step and records its result; returns the step's own status, so that a later
+# step can depend on exactly the step it needs, not on everything before it.
 run() {
-  local name=$1 start=$SECONDS
+  local name=$1 start=$SECONDS status=0
   shift
   echo
   echo "==> $name"
-  if "$@"; then
+  "$@" || status=$?
+  if [ "$status" = 0 ]; then
     summary+=("PASS  $name ($((SECONDS - start)) s)")
   else
     summary+=("FAIL  $name ($((SECONDS - start)) s)")
     failed=1
   fi
+  return "$status"
 }
 
 run "native tests: engine and CLI" cargo test --release --workspace --exclude inference-playground
-run "site build: trunk build --release" trunk build --release
-built=$failed
+site_built=0
+run "site build: trunk build --release" trunk build --release || site_built=$?
 # Named explicitly: the runner would otherwise take whichever WebDriver it finds first.
 # tests/webdriver.json caps the test browser's wasm memory at 1 GiB, so that a refused
 # allocation can be tested (src/worker/crash.rs).
 CHROMEDRIVER=$(command -v chromedriver) WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
   run "engine in headless Chromium: wasm-bindgen-test" \
   cargo test --release --target wasm32-unknown-unknown -p inference-playground --lib
-if [ "$built" = 0 ]; then
+if [ "$site_built" = 0 ]; then
   run "end-to-end: tests/e2e on dist/" npm --prefix tests test --silent
 else
   summary+=("SKIP  end-to-end: the site did not build")
