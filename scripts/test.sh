@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything CI checks, in an order that builds native code once and wasm once:
-# native engine and CLI tests, the site build, the engine in a browser, end-to-end tests.
+# native engine and CLI tests, the site build (and its sub-path twin), the engine in a
+# browser, end-to-end tests (Chromium, plus the smoke suite in Firefox ESR and WebKitGTK).
 # Prints a summary; exits non-zero if anything failed.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -30,6 +31,11 @@ run() {
 run "native tests: engine and CLI" cargo test --release --workspace --exclude inference-playground
 site_built=0
 run "site build: trunk build --release" trunk build --release || site_built=$?
+# The same site for a sub-path, for tests/e2e/subpath.test.mjs. Only index.html differs
+# (its <base href>), so this reuses the build above: about a minute of wasm-opt.
+rm -rf dist-subpath
+run "site build under a sub-path: trunk build --release --public-url /deep/sub/" \
+  trunk build --release --public-url /deep/sub/ --dist dist-subpath
 # Named explicitly: the runner would otherwise take whichever WebDriver it finds first.
 # tests/webdriver.json caps the test browser's wasm memory at 1 GiB, so that a refused
 # allocation can be tested (src/worker/crash.rs).

@@ -3,6 +3,7 @@
 //! changes them, so that copying the link reproduces what is on the screen.
 
 use super::settings::{from_query, to_query, FromUrl};
+use crate::app::href;
 use crate::lessons::Lesson;
 use engine::SamplerSettings;
 use leptos::prelude::*;
@@ -35,12 +36,12 @@ pub fn keep(settings: RwSignal<SamplerSettings>, prompt: RwSignal<String>) {
 fn write(query: &str) {
     let location = window().location();
     // The learner may have gone to another page meanwhile.
-    if location.pathname().ok() != Some(Lesson::Generation.path()) {
+    let path = href(&Lesson::Generation.path());
+    if location.pathname().ok() != Some(path.clone()) {
         return;
     }
     let url = format!(
-        "{}?{query}{}",
-        Lesson::Generation.path(),
+        "{path}?{query}{}",
         location.hash().unwrap_or_default()
     );
     if let Ok(history) = window().history() {
