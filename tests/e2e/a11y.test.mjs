@@ -32,6 +32,14 @@ async function keyUntil(css, name, want, max = 40) {
   assert.equal(await value(css), want, `${css} reached ${want} with ${name}`);
 }
 
+/** Presses an exercise's Check button from the keyboard, waits for `passed`, then runs axe-core. */
+async function checkFromKeyboard(button, passed, lesson) {
+  await tabTo(page, id(button));
+  await key("Enter");
+  await page.waitForSelector(passed, { timeout: MINUTE });
+  await assertAccessible(page, `${lesson} with an exercise checked`);
+}
+
 test("every page, once the model is ready: no serious or critical axe-core violation", { timeout: 5 * MINUTE }, async () => {
   await page.goto(session.url("/"));
   await page.waitForSelector(READY, { timeout: 3 * MINUTE });
@@ -75,10 +83,7 @@ test("Lesson 2 from the keyboard: the timeline, and the prompt-and-answer exerci
     await tabTo(page, id(select));
     await keyUntil(id(select), "ArrowDown", want);
   }
-  await tabTo(page, id("ex-prompt-and-answer-check"));
-  await key("Enter");
-  await page.waitForSelector(`${id("ex-prompt-and-answer-result")}[data-state=pass]`, { timeout: MINUTE });
-  await assertAccessible(page, "Lesson 2 with an exercise checked");
+  await checkFromKeyboard("ex-prompt-and-answer-check", `${id("ex-prompt-and-answer-result")}[data-state=pass]`, "Lesson 2");
 });
 
 test("Lesson 3 from the keyboard: two chain-of-thought runs at two budgets answer the budget exercise", { timeout: 8 * MINUTE }, async () => {
@@ -110,10 +115,7 @@ test("Lesson 3 from the keyboard: two chain-of-thought runs at two budgets answe
   await key("ArrowRight");
   assert.equal(await value(id("budget")), "16");
   await run(2);
-  await tabTo(page, id("check-ex-token-budget"));
-  await key("Enter");
-  await page.waitForSelector(`${id("verdict-ex-token-budget")}[data-pass=true]`, { timeout: MINUTE });
-  await assertAccessible(page, "Lesson 3 with an exercise checked");
+  await checkFromKeyboard("check-ex-token-budget", `${id("verdict-ex-token-budget")}[data-pass=true]`, "Lesson 3");
 });
 
 test("the playground from the keyboard: a prompt typed and generated", { timeout: 4 * MINUTE }, async () => {
