@@ -58,6 +58,8 @@ async function openFirefox() {
     executablePath: FIREFOX,
     headless: true,
     protocol: "webDriverBiDi",
+    // A loaded 2-core machine can take a while to start it.
+    timeout: 120_000,
     // Firefox's own calls home (updates, telemetry, safe browsing) go nowhere here.
     extraPrefsFirefox: {
       "app.update.enabled": false,
@@ -104,11 +106,11 @@ async function openWebKit() {
   };
   try {
     const server = `http://127.0.0.1:${port}`;
-    // The driver takes a moment to listen.
+    // The driver takes a moment to listen (up to a minute on a loaded machine).
     for (let i = 0; ; i++) {
       const up = await fetch(`${server}/status`).then((r) => r.ok, () => false);
       if (up) break;
-      if (i > 100) throw new Error(`WebKitWebDriver did not start on port ${port}`);
+      if (i > 300) throw new Error(`WebKitWebDriver did not start on port ${port} within a minute`);
       await new Promise((r) => setTimeout(r, 200));
     }
     const driver = await new Builder()
