@@ -40,14 +40,21 @@ async function checkFromKeyboard(button, passed, lesson) {
   await assertAccessible(page, `${lesson} with an exercise checked`);
 }
 
-test("every page, once the model is ready: no serious or critical axe-core violation", { timeout: 5 * MINUTE }, async () => {
+test("every page, once the model is ready, light and dark: no serious or critical axe-core violation", { timeout: 5 * MINUTE }, async () => {
   await page.goto(session.url("/"));
   await page.waitForSelector(READY, { timeout: 3 * MINUTE });
-  for (const path of ROUTES) {
-    await page.goto(session.url(path));
-    await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-    await page.waitForSelector("main h1");
-    await assertAccessible(page, path);
+  try {
+    for (const colorScheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme });
+      for (const path of ROUTES) {
+        await page.goto(session.url(path));
+        await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+        await page.waitForSelector("main h1");
+        await assertAccessible(page, `${path} (${colorScheme})`);
+      }
+    }
+  } finally {
+    await page.emulateMedia({ colorScheme: null });
   }
 });
 
