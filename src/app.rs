@@ -49,7 +49,9 @@ fn App() -> impl IntoView {
 /// links in lessons) follow it by themselves, routes and menu links through this.
 pub fn base_path() -> String {
     let base = document().base_uri().ok().flatten().unwrap_or_default();
-    let path = web_sys::Url::new(&base).map(|url| url.pathname()).unwrap_or_default();
+    let path = web_sys::Url::new(&base)
+        .map(|url| url.pathname())
+        .unwrap_or_default();
     path.trim_end_matches('/').to_string()
 }
 

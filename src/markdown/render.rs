@@ -22,14 +22,24 @@ pub fn to_html(markdown: &str, prefix: &str) -> String {
 /// site is served (`trunk build --public-url /deep/sub/`).
 fn relative_links<'a>(events: impl Iterator<Item = Event<'a>>) -> impl Iterator<Item = Event<'a>> {
     events.map(|event| match event {
-        Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => {
             let relative = match dest_url.strip_prefix('/') {
                 Some("") => Some("./".to_string()),
                 Some(rest) if !rest.starts_with('/') => Some(rest.to_string()),
                 _ => None,
             };
             let dest_url = relative.map_or(dest_url, CowStr::from);
-            Event::Start(Tag::Link { link_type, dest_url, title, id })
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            })
         }
         event => event,
     })

@@ -40,10 +40,7 @@ fn write(query: &str) {
     if location.pathname().ok() != Some(path.clone()) {
         return;
     }
-    let url = format!(
-        "{path}?{query}{}",
-        location.hash().unwrap_or_default()
-    );
+    let url = format!("{path}?{query}{}", location.hash().unwrap_or_default());
     if let Ok(history) = window().history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
