@@ -60,7 +60,7 @@ after(async () => {
   await rm(site, { recursive: true, force: true });
 });
 
-let buildA;
+let buildA, startUrl;
 
 test("installable: the manifest names the app, its start URL and its icons, and Chromium finds nothing missing", { timeout: 3 * MINUTE }, async () => {
   await page.goto(server.url + "/");
@@ -82,6 +82,7 @@ test("installable: the manifest names the app, its start URL and its icons, and 
   assert.equal(manifest.name, "Inference Playground");
   assert.equal(manifest.display, "standalone");
   assert.equal(manifest.start, server.url + "/");
+  startUrl = manifest.start;
   for (const icon of manifest.icons) {
     assert.equal(icon.status, 200, icon.src);
     assert.equal(icon.mime, icon.type, `${icon.src} is what it says`);
@@ -126,10 +127,12 @@ test("build B deployed: the next online visit gets B, and B's shell replaces A's
   await server.close();
   await browser.context.setOffline(true);
   try {
-    await page.goto(`http://127.0.0.1:${port}/glossary#kv-cache`);
-    await page.waitForSelector("#kv-cache");
+    // As the home screen's icon opens it: the manifest's start URL.
+    await page.goto(startUrl);
     assert.equal(await pageBuild(), buildB, "offline, the shell is build B's");
     await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+    await page.goto(`http://127.0.0.1:${port}/glossary#kv-cache`);
+    await page.waitForSelector("#kv-cache");
   } finally {
     await browser.context.setOffline(false);
   }
