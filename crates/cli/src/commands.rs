@@ -1,6 +1,7 @@
 //! The CLI's commands. Each returns the JSON it prints.
 
 use crate::args::Args;
+use crate::probe;
 use engine::speculative::Draft;
 use engine::{chat_tokens, prompt_tokens, Message, Model, SamplerSettings, Session, SystemPrompt};
 use serde_json::{json, Value};
@@ -18,6 +19,9 @@ const USAGE: &str = "usage: playground <tokenize|logits|generate|bench> [options
            [--follow-up STR]   a second chat turn that extends the first: reports the KV reuse
   bench    [--rounds N]
   reference [--top N]   logit error against the slow plain-f32 forward
+  attention --prompt STR [--raw] --layer L --head H   one head's attention weights (1-based)
+  lens     --prompt STR [--raw] [--top N]   every layer's next-token guess (the logit lens)
+  bench-pass [--tokens 1,2,4,8,16] [--rounds N]   ms per forward pass of n tokens at one position
   reason   --strategy direct|cot|self-consistency|hidden [--samples N] [--temperature T]
            [--budget TOKENS] [--limit N] [--seed S] [--category C]   the Lesson 3 task set
 every command takes --model PATH (default public/models/SmolLM2-135M-Instruct.Q4_1.gguf)";
@@ -53,6 +57,9 @@ pub fn run(argv: &[String]) -> Result<Value, String> {
             &[],
             &["model", "strategy", "samples", "temperature", "budget", "limit", "seed", "category"],
         )?),
+        "attention" => probe::attention(&Args::parse(rest, probe::FLAGS, &["model", "prompt", "layer", "head"])?),
+        "lens" => probe::lens(&Args::parse(rest, probe::FLAGS, &["model", "prompt", "top"])?),
+        "bench-pass" => probe::bench_pass(&Args::parse(rest, &[], &["model", "tokens", "rounds"])?),
         "help" | "--help" | "-h" => Err(USAGE.to_string()),
         other => Err(format!("unknown command '{other}'\n{USAGE}")),
     }
@@ -201,7 +208,7 @@ fn run_turn(
 }
 
 /// A fixed prompt of about 190 tokens, through the chat template.
-const BENCH_PROMPT: &str = "Read the following notes about how a language model produces text, then summarise \
+pub const BENCH_PROMPT: &str = "Read the following notes about how a language model produces text, then summarise \
 them in your own words for a student who has never seen a neural network. A language model reads a prompt \
 as a sequence of tokens, which are pieces of words. In the first stage, called prefill, it processes every \
 prompt token in one pass and stores the keys and values of its attention layers in a cache. In the second \
