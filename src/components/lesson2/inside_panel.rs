@@ -47,7 +47,7 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
         if let Ok(l) = event_target_value(&ev).parse::<usize>() {
             layer.set(l.saturating_sub(1));
             // A layer's rows come from the passes themselves: the first turn runs again.
-            if inspection.with_untracked(|i| !i.prompt.is_empty()) && lab.can_run() {
+            if inspection.with_untracked(|i| !i.run.prompt.is_empty()) && lab.can_run() {
                 first_turn();
             }
         }
@@ -92,8 +92,8 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
         inspection.with(|i| {
             let tokens = i.tokens();
             // Every computed position, up to the last token run through the model.
-            let n = i.attention.rows.iter().map(|r| r.position + 1).max().unwrap_or(0).max(i.reused);
-            Map { rows: i.attention.matrix(head.get(), n), tokens, prompt_len: i.prompt.len(), reused: i.reused }
+            let n = i.attention.rows.iter().map(|r| r.position + 1).max().unwrap_or(0).max(i.run.reused);
+            Map { rows: i.attention.matrix(head.get(), n), tokens, prompt_len: i.run.prompt.len(), reused: i.run.reused }
         })
     });
     let caption = Signal::derive(move || {
@@ -126,8 +126,8 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
                 </select>
             </div>
             <p class="gqa" aria-label="Which query heads share a key/value head">{gqa}</p>
-            {move || inspection.with(|i| i.error.clone()).map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            <div class="output" data-testid="inside-output">{move || inspection.with(|i| i.text.clone())}</div>
+            {move || inspection.with(|i| i.run.error.clone()).map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <div class="output" data-testid="inside-output">{move || inspection.with(|i| i.run.text.clone())}</div>
             <AttentionMap map=map cell=cell caption=caption/>
             <h4>"What the KV cache holds"</h4>
             <label for="inside-follow-up">"The next chat turn"</label>

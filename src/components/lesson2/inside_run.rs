@@ -3,9 +3,10 @@
 //! position. Filled from the worker's `StageInspect` responses.
 
 use super::lab::Lab;
-use crate::protocol::{CacheMode, Request, Response, StagePrompt, TokenCost};
+use super::run::Run;
+use crate::protocol::{CacheMode, Request, Response, StagePrompt};
 use engine::probe::{AttentionCapture, LensLayer};
-use engine::{Message, SamplerSettings, StopReason};
+use engine::{Message, SamplerSettings};
 use leptos::prelude::*;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -16,16 +17,11 @@ pub struct Inspection {
     pub messages: Vec<Message>,
     /// The rows' layer (0-based) and every head's rows, by position.
     pub attention: AttentionCapture,
-    pub prompt: Vec<String>,
-    /// Leading prompt positions whose keys and values came from the cache.
-    pub reused: usize,
     /// The turn that wrote each cached position (the prompt's, then the generated tokens').
     pub written_by: Vec<usize>,
-    pub costs: Vec<TokenCost>,
     pub lens: Vec<LensLayer>,
-    pub text: String,
-    pub stop: Option<StopReason>,
-    pub error: Option<String>,
+    /// The prompt, what each token cost, the text and how it ended.
+    pub run: Run,
 }
 
 impl Inspection {
@@ -35,14 +31,9 @@ impl Inspection {
             turn: 1,
             messages: Vec::new(),
             attention: AttentionCapture::new(layer, None),
-            prompt: Vec::new(),
-            reused: 0,
             written_by: Vec::new(),
-            costs: Vec::new(),
             lens: Vec::new(),
-            text: String::new(),
-            stop: None,
-            error: None,
+            run: Run::default(),
         }
     }
 
@@ -53,7 +44,7 @@ impl Inspection {
         let mut next = Self::new(layer);
         next.turn = self.turn + 1;
         next.messages = self.messages.clone();
-        next.messages.extend([Message::assistant(&self.text), Message::user(message)]);
+        next.messages.extend([Message::assistant(&self.run.text), Message::user(message)]);
         next.written_by = self.written_by[..self.cached()].to_vec();
         if self.attention.layer == layer {
             next.attention.rows = self.attention.rows.clone();
@@ -63,19 +54,19 @@ impl Inspection {
 
     /// Prompt tokens, then generated ones (by the text each completes).
     pub fn tokens(&self) -> Vec<String> {
-        let generated = self.costs.iter().map(|c| if c.piece.is_empty() { "·".to_string() } else { c.piece.clone() });
-        self.prompt.iter().cloned().chain(generated).collect()
+        let generated = self.run.costs.iter().map(|c| if c.piece.is_empty() { "·".to_string() } else { c.piece.clone() });
+        self.run.prompt.iter().cloned().chain(generated).collect()
     }
 
     /// Positions whose keys and values are in the cache: all but the last generated token,
     /// which no pass has run yet.
     pub fn cached(&self) -> usize {
-        (self.prompt.len() + self.costs.len()).saturating_sub(1).min(self.written_by.len())
+        (self.run.prompt.len() + self.run.costs.len()).saturating_sub(1).min(self.written_by.len())
     }
 
     /// Bytes one cached position takes, as measured: the cache's size over its positions.
     pub fn measured_bytes_per_position(&self) -> Option<f64> {
-        let last = self.costs.last()?;
+        let last = self.run.costs.last()?;
         // `position` is 1-based and counts the token just drawn, which is not cached yet.
         let cached = last.position.checked_sub(1).filter(|&n| n > 0)?;
         Some(last.kv_bytes as f64 / cached as f64)
@@ -83,28 +74,24 @@ impl Inspection {
 
     /// A chat turn that finished: a next turn may follow it.
     pub fn can_follow(&self) -> bool {
-        !self.messages.is_empty() && self.stop.is_some() && self.error.is_none()
+        !self.messages.is_empty() && self.run.complete()
     }
 
     fn apply(&mut self, response: Response) {
         match response {
-            Response::StagePrompt { tokens, reused } => {
-                self.written_by.truncate(reused);
-                self.written_by.resize(tokens.len(), self.turn);
-                // Rows past the reused prefix belong to the old context.
-                self.attention.rows.retain(|r| r.position < reused);
-                (self.prompt, self.reused) = (tokens, reused);
-            }
             Response::StageLens { layers } => self.lens = layers,
             Response::StageAttention { rows } => self.attention.rows.extend(rows),
-            Response::StageCost { cost } => {
-                self.text.push_str(&cost.piece);
-                self.costs.push(cost);
-                self.written_by.resize(self.prompt.len() + self.costs.len(), self.turn);
+            other => {
+                let new_prompt = matches!(other, Response::StagePrompt { .. });
+                self.run.apply(other);
+                let reused = self.run.reused;
+                if new_prompt {
+                    // Past the reused prefix, what the last turn wrote belongs to its old context.
+                    self.written_by.truncate(reused);
+                    self.attention.rows.retain(|r| r.position < reused);
+                }
+                self.written_by.resize(self.run.prompt.len() + self.run.costs.len(), self.turn);
             }
-            Response::StageDone { text, stop } => (self.text, self.stop) = (text, Some(stop)),
-            Response::Error { message } => self.error = Some(message),
-            other => self.error = Some(format!("Unexpected answer from the engine: {other:?}")),
         }
     }
 }
@@ -135,7 +122,9 @@ pub fn inspect(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::TokenCost;
     use engine::probe::AttentionRow;
+    use engine::StopReason;
     use wasm_bindgen_test::wasm_bindgen_test;
 
     fn cost(position: usize, piece: &str) -> TokenCost {

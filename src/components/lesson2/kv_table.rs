@@ -13,9 +13,9 @@ pub fn KvTable(#[prop(into)] inspection: Signal<Inspection>) -> impl IntoView {
             let per = i.measured_bytes_per_position();
             let tokens = i.tokens();
             let stage = |p: usize| {
-                if p < i.reused {
+                if p < i.run.reused {
                     ("reused", "reused from the cache")
-                } else if p < i.prompt.len() {
+                } else if p < i.run.prompt.len() {
                     ("computed", "computed in the prefill")
                 } else {
                     ("computed", "computed in a decode step")
@@ -40,12 +40,12 @@ pub fn KvTable(#[prop(into)] inspection: Signal<Inspection>) -> impl IntoView {
     let summary = move || {
         inspection.with(|i| {
             (i.cached() > 0).then(|| {
-                let computed = i.cached() - i.reused.min(i.cached());
+                let computed = i.cached() - i.run.reused.min(i.cached());
                 format!(
                     "Turn {}: {} cached positions, {} read from the cache and {} computed in this turn.",
                     i.turn,
                     i.cached(),
-                    i.reused,
+                    i.run.reused,
                     computed
                 )
             })
