@@ -4,8 +4,8 @@
 
 use crate::app::set_title;
 use crate::components::lesson2::{
-    cache_panel::CachePanel, capacity_panel::CapacityPanel, inside_panel::InsidePanel,
-    pass_cost::PassCostPanel, exercises::ExerciseCard, lab::Lab, memory_panel::MemoryPanel,
+    cache_panel::CachePanel, capacity_panel::CapacityPanel, exercises::ExerciseCard,
+    inside_panel::InsidePanel, lab::Lab, memory_panel::MemoryPanel, pass_cost::PassCostPanel,
     prefill_panel::PrefillPanel, reuse_panel::ReusePanel, spec_panel::SpecPanel,
     sweep_panel::SweepPanel,
 };

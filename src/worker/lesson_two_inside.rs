@@ -26,7 +26,10 @@ pub async fn inspect(
 ) -> Result<Response, String> {
     let layers = state::with(|s| s.model().map(|m| m.config.layers))?;
     if layer >= layers {
-        return Err(format!("Layer {} does not exist: the model has layers 1 to {layers}.", layer + 1));
+        return Err(format!(
+            "Layer {} does not exist: the model has layers 1 to {layers}.",
+            layer + 1
+        ));
     }
     begin(id, prompt, cache, settings, max_tokens)?;
     state::with(|s| {
@@ -37,10 +40,16 @@ pub async fn inspect(
                 session.tokens().len()
             ));
         }
-        session.probe = Probe { attention: Some(AttentionCapture::new(layer, None)), hidden: Some(Vec::new()) };
+        session.probe = Probe {
+            attention: Some(AttentionCapture::new(layer, None)),
+            hidden: Some(Vec::new()),
+        };
         Ok(())
     })?;
-    let cancelled = || Response::StageDone { text: String::new(), stop: StopReason::Cancelled };
+    let cancelled = || Response::StageDone {
+        text: String::new(),
+        stop: StopReason::Cancelled,
+    };
     if !prefill(id).await? {
         return Ok(cancelled());
     }
@@ -54,7 +63,10 @@ pub async fn inspect(
         None => return Ok(cancelled()),
         Some(layers) => post(id, Response::StageLens { layers: layers? }),
     }
-    state::with(|s| s.owned(id).map(|session| post_rows(id, session, &mut posted)));
+    state::with(|s| {
+        s.owned(id)
+            .map(|session| post_rows(id, session, &mut posted))
+    });
     let decoded = decode(id, settings, max_tokens, true, |step, session| {
         post_rows(id, session, &mut posted);
         post_cost(id, step, session);
@@ -63,12 +75,19 @@ pub async fn inspect(
     // The rows are the page's now; the session keeps no probe.
     state::with(|s| s.owned(id).map(|session| session.probe = Probe::default()));
     let decoded = decoded?;
-    Ok(Response::StageDone { text: decoded.text, stop: decoded.stop })
+    Ok(Response::StageDone {
+        text: decoded.text,
+        stop: decoded.stop,
+    })
 }
 
 /// Posts the attention rows computed since the last call.
 fn post_rows(id: u32, session: &Session, posted: &mut usize) {
-    let rows: Vec<AttentionRow> = session.probe.attention.as_ref().map_or(Vec::new(), |a| a.rows[*posted..].to_vec());
+    let rows: Vec<AttentionRow> = session
+        .probe
+        .attention
+        .as_ref()
+        .map_or(Vec::new(), |a| a.rows[*posted..].to_vec());
     if !rows.is_empty() {
         *posted += rows.len();
         post(id, Response::StageAttention { rows });
@@ -95,8 +114,17 @@ pub async fn pass_cost(id: u32, sizes: &[usize], rounds: usize) -> Result<Respon
         if state::with(|s| s.owned(id).is_none()) {
             return Ok(Response::StagePassesDone { cancelled: true });
         }
-        let ms = bench.median_ms(&model, n, rounds, &performance_now).map_err(|e| e.to_string())?;
-        post(id, Response::StagePass { tokens: n, position: PASS_POSITION, ms });
+        let ms = bench
+            .median_ms(&model, n, rounds, &performance_now)
+            .map_err(|e| e.to_string())?;
+        post(
+            id,
+            Response::StagePass {
+                tokens: n,
+                position: PASS_POSITION,
+                ms,
+            },
+        );
     }
     Ok(Response::StagePassesDone { cancelled: false })
 }

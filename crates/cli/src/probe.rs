@@ -37,7 +37,9 @@ pub fn attention(args: &Args) -> Result<Value, String> {
         .map_err(|e| e.to_string())?;
     let rows = probe.attention.map(|a| a.rows).unwrap_or_default();
     let tokens: Vec<String> = ids.iter().map(|&t| model.tokenizer.token_text(t)).collect();
-    Ok(json!({"layer": layer, "head": head, "tokens": tokens, "weights": rows.iter().map(|r| &r.weights).collect::<Vec<_>>()}))
+    Ok(
+        json!({"layer": layer, "head": head, "tokens": tokens, "weights": rows.iter().map(|r| &r.weights).collect::<Vec<_>>()}),
+    )
 }
 
 /// Every layer's top next tokens through the final norm and the output head.

@@ -124,7 +124,18 @@ fn bad_input_gets_a_clear_message() {
 
 #[test]
 fn attention_rows_are_causal_distributions() {
-    let v = json(&["attention", "--model", MODEL, "--prompt", "The cat sat on the mat.", "--raw", "--layer", "30", "--head", "9"]);
+    let v = json(&[
+        "attention",
+        "--model",
+        MODEL,
+        "--prompt",
+        "The cat sat on the mat.",
+        "--raw",
+        "--layer",
+        "30",
+        "--head",
+        "9",
+    ]);
     let tokens = v["tokens"].as_array().unwrap();
     let rows = v["weights"].as_array().unwrap();
     assert_eq!(rows.len(), tokens.len());
@@ -135,7 +146,18 @@ fn attention_rows_are_causal_distributions() {
         assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-4, "row {i}");
     }
     // Another head of the same layer reads the same keys with another query.
-    let other = json(&["attention", "--model", MODEL, "--prompt", "The cat sat on the mat.", "--raw", "--layer", "30", "--head", "1"]);
+    let other = json(&[
+        "attention",
+        "--model",
+        MODEL,
+        "--prompt",
+        "The cat sat on the mat.",
+        "--raw",
+        "--layer",
+        "30",
+        "--head",
+        "1",
+    ]);
     assert_ne!(other["weights"], v["weights"]);
 }
 

@@ -365,9 +365,9 @@ impl Model {
             // Two instances of `attention`: with the hook off, its call to `on_row` is empty
             // and compiles away.
             match probe.attention.as_mut().filter(|a| a.layer == li) {
-                Some(capture) => attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn, |i, h, w| {
-                    capture.record(start + i, h, w)
-                }),
+                Some(capture) => {
+                    attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn, |i, h, w| capture.record(start + i, h, w))
+                }
                 None => attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn, |_, _, _| {}),
             }
             layer.wo.matmul(&attn, n, &mut proj);

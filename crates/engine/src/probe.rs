@@ -131,7 +131,10 @@ impl PassBench {
     /// The median of `rounds` passes over `n` tokens, in the milliseconds of `clock`.
     pub fn median_ms(&mut self, model: &Model, n: usize, rounds: usize, clock: &dyn Fn() -> f64) -> Result<f64> {
         if n == 0 || n > self.max_tokens() {
-            return Err(EngineError::InvalidState(format!("a pass of {n} tokens; this bench holds 1 to {}", self.max_tokens())));
+            return Err(EngineError::InvalidState(format!(
+                "a pass of {n} tokens; this bench holds 1 to {}",
+                self.max_tokens()
+            )));
         }
         let chunk = &self.tokens[self.at..self.at + n];
         let mut ms = Vec::with_capacity(rounds.max(1));

@@ -259,8 +259,14 @@ impl Session {
             (0, self.tokens.len())
         };
         let layers = self.model.config.layers;
-        let out =
-            self.model.forward_probed(&self.tokens[from..to], from, &mut self.cache, layers, Logits::Last, &mut self.probe)?;
+        let out = self.model.forward_probed(
+            &self.tokens[from..to],
+            from,
+            &mut self.cache,
+            layers,
+            Logits::Last,
+            &mut self.probe,
+        )?;
         if !self.use_cache {
             self.cache.clear();
         }

@@ -14,12 +14,21 @@ const LABEL: f64 = 96.0;
 pub fn colour(w: f32) -> String {
     let t = w.clamp(0.0, 1.0).sqrt();
     let mix = |a: f32, b: f32| (a + (b - a) * t).round() as u8;
-    format!("#{:02x}{:02x}{:02x}", mix(247.0, 8.0), mix(251.0, 48.0), mix(255.0, 107.0))
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(247.0, 8.0),
+        mix(251.0, 48.0),
+        mix(255.0, 107.0)
+    )
 }
 
 /// Text for SVG: the token labels are the learner's own text.
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\n', "↵")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\n', "↵")
 }
 
 /// What the map draws: one head's rows by position (`None`: not computed in this turn and
@@ -39,11 +48,20 @@ fn cells(map: &Map, cell: f64) -> String {
     for (i, row) in map.rows.iter().enumerate() {
         let y = LABEL + i as f64 * cell;
         let token = escape(map.tokens.get(i).map_or("", String::as_str));
-        let mut class = if i < map.prompt_len { "row-label" } else { "row-label decode" }.to_string();
+        let mut class = if i < map.prompt_len {
+            "row-label"
+        } else {
+            "row-label decode"
+        }
+        .to_string();
         if i < map.reused {
             class.push_str(" reused");
         }
-        out += &format!(r#"<text x="{}" y="{}" text-anchor="end" class="{class}">{token}</text>"#, LABEL - 4.0, y + cell * 0.8);
+        out += &format!(
+            r#"<text x="{}" y="{}" text-anchor="end" class="{class}">{token}</text>"#,
+            LABEL - 4.0,
+            y + cell * 0.8
+        );
         out += &format!(
             r#"<text class="col-label" transform="translate({} {}) rotate(-90)">{token}</text>"#,
             LABEL + i as f64 * cell + cell * 0.8,
@@ -91,7 +109,14 @@ pub fn AttentionMap(
             }
         });
     });
-    let weight = move |r: usize, c: usize| map.with(|m| m.rows.get(r).and_then(|row| row.as_ref()).and_then(|w| w.get(c).copied()));
+    let weight = move |r: usize, c: usize| {
+        map.with(|m| {
+            m.rows
+                .get(r)
+                .and_then(|row| row.as_ref())
+                .and_then(|w| w.get(c).copied())
+        })
+    };
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let n = size();
         if n == 0 {
@@ -111,13 +136,16 @@ pub fn AttentionMap(
         cursor.set(Some(next));
     };
     let on_hover = move |ev: web_sys::PointerEvent| {
-        let cell = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let cell = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
         let at = |name| cell.as_ref()?.get_attribute(name)?.parse::<usize>().ok();
         if let (Some(r), Some(c)) = (at("data-row"), at("data-col")) {
             cursor.set(Some((r, c)));
         }
     };
-    let readout = move || match cursor.get() {
+    let readout = move || {
+        match cursor.get() {
         None => "Point at a cell, or focus the map and use the arrow keys.".to_string(),
         Some((r, c)) => map.with(|m| {
             let t = |i: usize| m.tokens.get(i).map_or(String::new(), |s| s.replace('\n', "↵"));
@@ -126,12 +154,15 @@ pub fn AttentionMap(
                 None => format!("Position {r} (“{}”) was read from the cache: its row was computed in an earlier turn on another layer.", t(r)),
             }
         }),
+    }
     };
     let extent = move || LABEL + size() as f64 * cell.get() + 4.0;
     let marker = move || {
         let (r, c) = cursor.get()?;
         let s = cell.get();
-        Some(view! { <rect class="cursor" x=LABEL + c as f64 * s y=LABEL + r as f64 * s width=s height=s/> })
+        Some(
+            view! { <rect class="cursor" x=LABEL + c as f64 * s y=LABEL + r as f64 * s width=s height=s/> },
+        )
     };
     view! {
         <div class="attention-scroll">

@@ -33,14 +33,31 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
         } else {
             Some(text.get_untracked())
         };
-        inspect(lab, "inside", raw, CacheMode::Cold, MAX_TOKENS, first, inspection);
+        inspect(
+            lab,
+            "inside",
+            raw,
+            CacheMode::Cold,
+            MAX_TOKENS,
+            first,
+            inspection,
+        );
     };
     let next_turn = move || {
         if !inspection.with_untracked(Inspection::can_follow) {
             return;
         }
-        let next = inspection.with_untracked(|i| i.next_turn(layer.get_untracked(), &follow_up.get_untracked()));
-        inspect(lab, "inside-turn2", None, CacheMode::Reuse, MAX_TOKENS, next, inspection);
+        let next = inspection
+            .with_untracked(|i| i.next_turn(layer.get_untracked(), &follow_up.get_untracked()));
+        inspect(
+            lab,
+            "inside-turn2",
+            None,
+            CacheMode::Reuse,
+            MAX_TOKENS,
+            next,
+            inspection,
+        );
     };
     let can_follow = Signal::derive(move || inspection.with(Inspection::can_follow));
     let on_layer = move |ev| {
@@ -92,8 +109,20 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
         inspection.with(|i| {
             let tokens = i.tokens();
             // Every computed position, up to the last token run through the model.
-            let n = i.attention.rows.iter().map(|r| r.position + 1).max().unwrap_or(0).max(i.run.reused);
-            Map { rows: i.attention.matrix(head.get(), n), tokens, prompt_len: i.run.prompt.len(), reused: i.run.reused }
+            let n = i
+                .attention
+                .rows
+                .iter()
+                .map(|r| r.position + 1)
+                .max()
+                .unwrap_or(0)
+                .max(i.run.reused);
+            Map {
+                rows: i.attention.matrix(head.get(), n),
+                tokens,
+                prompt_len: i.run.prompt.len(),
+                reused: i.run.reused,
+            }
         })
     });
     let caption = Signal::derive(move || {

@@ -44,7 +44,8 @@ impl Inspection {
         let mut next = Self::new(layer);
         next.turn = self.turn + 1;
         next.messages = self.messages.clone();
-        next.messages.extend([Message::assistant(&self.run.text), Message::user(message)]);
+        next.messages
+            .extend([Message::assistant(&self.run.text), Message::user(message)]);
         next.written_by = self.written_by[..self.cached()].to_vec();
         if self.attention.layer == layer {
             next.attention.rows = self.attention.rows.clone();
@@ -54,14 +55,22 @@ impl Inspection {
 
     /// Prompt tokens, then generated ones (by the text each completes).
     pub fn tokens(&self) -> Vec<String> {
-        let generated = self.run.costs.iter().map(|c| if c.piece.is_empty() { "·".to_string() } else { c.piece.clone() });
+        let generated = self.run.costs.iter().map(|c| {
+            if c.piece.is_empty() {
+                "·".to_string()
+            } else {
+                c.piece.clone()
+            }
+        });
         self.run.prompt.iter().cloned().chain(generated).collect()
     }
 
     /// Positions whose keys and values are in the cache: all but the last generated token,
     /// which no pass has run yet.
     pub fn cached(&self) -> usize {
-        (self.run.prompt.len() + self.run.costs.len()).saturating_sub(1).min(self.written_by.len())
+        (self.run.prompt.len() + self.run.costs.len())
+            .saturating_sub(1)
+            .min(self.written_by.len())
     }
 
     /// Bytes one cached position takes, as measured: the cache's size over its positions.
@@ -90,7 +99,8 @@ impl Inspection {
                     self.written_by.truncate(reused);
                     self.attention.rows.retain(|r| r.position < reused);
                 }
-                self.written_by.resize(self.run.prompt.len() + self.run.costs.len(), self.turn);
+                self.written_by
+                    .resize(self.run.prompt.len() + self.run.costs.len(), self.turn);
             }
         }
     }
@@ -111,9 +121,18 @@ pub fn inspect(
         return;
     }
     let layer = inspection.attention.layer;
-    let prompt = raw.map_or_else(|| StagePrompt::Chat(inspection.messages.clone()), StagePrompt::Raw);
+    let prompt = raw.map_or_else(
+        || StagePrompt::Chat(inspection.messages.clone()),
+        StagePrompt::Raw,
+    );
     into.set(inspection);
-    let request = Request::StageInspect { prompt, cache, layer, settings: SamplerSettings::greedy(), max_tokens };
+    let request = Request::StageInspect {
+        prompt,
+        cache,
+        layer,
+        settings: SamplerSettings::greedy(),
+        max_tokens,
+    };
     lab.send(panel, request, move |response| {
         into.try_update(|i| i.apply(response));
     });
@@ -128,30 +147,66 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test;
 
     fn cost(position: usize, piece: &str) -> TokenCost {
-        TokenCost { position, piece: piece.into(), ms: 1.0, computed: 1, kv_bytes: 100 * (position - 1) }
+        TokenCost {
+            position,
+            piece: piece.into(),
+            ms: 1.0,
+            computed: 1,
+            kv_bytes: 100 * (position - 1),
+        }
     }
 
     #[wasm_bindgen_test]
     fn a_second_turn_keeps_what_the_first_wrote_and_cached() {
         let mut first = Inspection::new(3);
         first.messages = vec![Message::user("q")];
-        first.apply(Response::StagePrompt { tokens: vec!["a".into(), "b".into(), "c".into()], reused: 0 });
+        first.apply(Response::StagePrompt {
+            tokens: vec!["a".into(), "b".into(), "c".into()],
+            reused: 0,
+        });
         first.apply(Response::StageAttention {
-            rows: (0..3).map(|p| AttentionRow { position: p, head: 0, weights: vec![1.0 / (p + 1) as f32; p + 1] }).collect(),
+            rows: (0..3)
+                .map(|p| AttentionRow {
+                    position: p,
+                    head: 0,
+                    weights: vec![1.0 / (p + 1) as f32; p + 1],
+                })
+                .collect(),
         });
         first.apply(Response::StageCost { cost: cost(4, "d") });
         first.apply(Response::StageCost { cost: cost(5, "e") });
         assert_eq!(first.tokens(), ["a", "b", "c", "d", "e"]);
         assert_eq!(first.cached(), 4, "the last token was never run");
         assert_eq!(first.measured_bytes_per_position(), Some(100.0));
-        first.apply(Response::StageDone { text: "de".into(), stop: StopReason::EndOfTurn });
+        first.apply(Response::StageDone {
+            text: "de".into(),
+            stop: StopReason::EndOfTurn,
+        });
         assert!(first.can_follow());
         let mut second = first.next_turn(3, "again");
         assert_eq!(second.turn, 2);
-        assert_eq!(second.messages, [Message::user("q"), Message::assistant("de"), Message::user("again")]);
-        second.apply(Response::StagePrompt { tokens: vec!["a".into(), "b".into(), "x".into(), "y".into(), "z".into()], reused: 2 });
+        assert_eq!(
+            second.messages,
+            [
+                Message::user("q"),
+                Message::assistant("de"),
+                Message::user("again")
+            ]
+        );
+        second.apply(Response::StagePrompt {
+            tokens: vec!["a".into(), "b".into(), "x".into(), "y".into(), "z".into()],
+            reused: 2,
+        });
         assert_eq!(second.written_by, [1, 1, 2, 2, 2]);
-        assert_eq!(second.attention.rows.iter().map(|r| r.position).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(
+            second
+                .attention
+                .rows
+                .iter()
+                .map(|r| r.position)
+                .collect::<Vec<_>>(),
+            [0, 1]
+        );
         // On another layer the reused positions have no rows: they were not recomputed.
         assert!(first.next_turn(4, "again").attention.rows.is_empty());
     }

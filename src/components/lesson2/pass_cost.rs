@@ -29,10 +29,17 @@ pub fn PassCostPanel(lab: Lab) -> impl IntoView {
             return;
         }
         passes.set(Passes::default());
-        let request = Request::StagePassCost { sizes: SIZES.to_vec(), rounds: ROUNDS };
+        let request = Request::StagePassCost {
+            sizes: SIZES.to_vec(),
+            rounds: ROUNDS,
+        };
         lab.send("pass-cost", request, move |response| {
             passes.try_update(|p| match response {
-                Response::StagePass { tokens, position, ms } => {
+                Response::StagePass {
+                    tokens,
+                    position,
+                    ms,
+                } => {
                     p.points.push((tokens, ms));
                     p.position = position;
                 }
@@ -45,8 +52,20 @@ pub fn PassCostPanel(lab: Lab) -> impl IntoView {
     let series = Signal::derive(move || {
         passes.with(|p| {
             vec![
-                Series { name: "ms per pass", class: "series-a", points: p.points.iter().map(|&(n, t)| (n as f64, t)).collect() },
-                Series { name: "ms per token", class: "series-b", points: p.points.iter().map(|&(n, t)| (n as f64, t / n as f64)).collect() },
+                Series {
+                    name: "ms per pass",
+                    class: "series-a",
+                    points: p.points.iter().map(|&(n, t)| (n as f64, t)).collect(),
+                },
+                Series {
+                    name: "ms per token",
+                    class: "series-b",
+                    points: p
+                        .points
+                        .iter()
+                        .map(|&(n, t)| (n as f64, t / n as f64))
+                        .collect(),
+                },
             ]
         })
     });
