@@ -63,6 +63,21 @@ pub enum Request {
         draft_len: usize,
         max_tokens: usize,
     },
+    /// As `StageMeasure`, with a look inside: every pass copies out layer `layer`'s (0-based)
+    /// attention weights for all query heads, and the prefill the logit lens. Answered by
+    /// `StagePrompt`, `StageLens`, `StageAttention` (the prompt's computed rows), then per
+    /// token `StageAttention` (the row of the token the step ran) and `StageCost`…, then
+    /// `StageDone`.
+    StageInspect {
+        prompt: StagePrompt,
+        cache: CacheMode,
+        layer: usize,
+        settings: SamplerSettings,
+        max_tokens: usize,
+    },
+    /// Times one forward pass over each of `sizes` tokens at one position, the median of
+    /// `rounds`. Answered by `StagePass`… then `StagePassesDone`.
+    StagePassCost { sizes: Vec<usize>, rounds: usize },
     // Lesson 1
     /// The text of every token, by id, so that the page can label any candidate.
     /// Answered by `Vocabulary`.
@@ -192,6 +207,24 @@ pub enum Response {
         text: String,
         stop: StopReason,
     },
+    /// Attention rows the last pass computed, every query head's.
+    StageAttention {
+        rows: Vec<AttentionRow>,
+    },
+    /// The logit lens for the token after the prompt: every layer's top 5.
+    StageLens {
+        layers: Vec<LensLayer>,
+    },
+    /// One forward pass over `tokens` tokens at `position` took `ms` (a median).
+    StagePass {
+        tokens: usize,
+        position: usize,
+        ms: f64,
+    },
+    /// Every size was timed (or `cancelled`).
+    StagePassesDone {
+        cancelled: bool,
+    },
     // Lesson 1
     Vocabulary {
         tokens: Vec<String>,
@@ -246,6 +279,9 @@ impl Response {
                 | Response::StagePrompt { .. }
                 | Response::StageCost { .. }
                 | Response::StageCycle { .. }
+                | Response::StageAttention { .. }
+                | Response::StageLens { .. }
+                | Response::StagePass { .. }
                 | Response::ExperimentProgress { .. }
                 | Response::ExperimentItem { .. }
         )
@@ -324,6 +360,7 @@ impl Experiment {
 }
 
 // Lesson 2: the types its requests and responses carry.
+use engine::probe::{AttentionRow, LensLayer};
 
 /// A prompt for Lesson 2's measurements.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

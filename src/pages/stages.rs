@@ -4,7 +4,8 @@
 
 use crate::app::set_title;
 use crate::components::lesson2::{
-    cache_panel::CachePanel, exercises::ExerciseCard, lab::Lab, memory_panel::MemoryPanel,
+    cache_panel::CachePanel, capacity_panel::CapacityPanel, exercises::ExerciseCard,
+    inside_panel::InsidePanel, lab::Lab, memory_panel::MemoryPanel, pass_cost::PassCostPanel,
     prefill_panel::PrefillPanel, reuse_panel::ReusePanel, spec_panel::SpecPanel,
     sweep_panel::SweepPanel,
 };
@@ -51,6 +52,9 @@ fn panel(name: &str, lab: Lab) -> AnyView {
         "memory" => view! { <MemoryPanel lab=lab/> }.into_any(),
         "reuse" => view! { <ReusePanel lab=lab/> }.into_any(),
         "speculative" => view! { <SpecPanel lab=lab/> }.into_any(),
+        "inside" => view! { <InsidePanel lab=lab/> }.into_any(),
+        "pass-cost" => view! { <PassCostPanel lab=lab/> }.into_any(),
+        "capacity" => view! { <CapacityPanel lab=lab/> }.into_any(),
         other => {
             web_sys::console::warn_1(&format!("stages.md names an unknown lab: {other}").into());
             ().into_any()

@@ -1,7 +1,10 @@
 //! Routes each request to its handler. Every failure becomes an `Error` response for that
 //! request, so the page always hears back and the worker keeps serving.
 
-use super::{generate, lesson_one, lesson_three, lesson_two, load_model, post::post, state};
+use super::{
+    generate, lesson_one, lesson_three, lesson_two, lesson_two_inside, load_model, post::post,
+    state,
+};
 use crate::protocol::{Envelope, Request, Response};
 use wasm_bindgen_futures::spawn_local;
 
@@ -75,6 +78,16 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             draft_len,
             max_tokens,
         } => lesson_two::speculate(id, &prompt, &settings, draft, draft_len, max_tokens).await,
+        Request::StageInspect {
+            prompt,
+            cache,
+            layer,
+            settings,
+            max_tokens,
+        } => lesson_two_inside::inspect(id, &prompt, cache, layer, &settings, max_tokens).await,
+        Request::StagePassCost { sizes, rounds } => {
+            lesson_two_inside::pass_cost(id, &sizes, rounds).await
+        }
         // Benchmark
         Request::BenchGenerate {
             prompt,

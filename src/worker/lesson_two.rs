@@ -107,7 +107,7 @@ pub async fn speculate(
 
 /// Checks the request, takes the session as `cache` says, starts the prompt in it and tells
 /// the page the prompt's tokens.
-fn begin(
+pub(super) fn begin(
     id: u32,
     prompt: &StagePrompt,
     cache: CacheMode,
@@ -154,7 +154,7 @@ fn prompt_ids(model: &Model, prompt: &StagePrompt) -> Result<Vec<u32>, String> {
 
 /// Exactly `n` tokens of this lesson's own text, repeated if need be: a prompt-length sweep
 /// times the work, which does not depend on what the words say.
-fn filler(model: &Model, n: usize) -> Result<Vec<u32>, String> {
+pub(super) fn filler(model: &Model, n: usize) -> Result<Vec<u32>, String> {
     let text = model
         .tokenizer
         .encode(STAGES, false)
@@ -165,7 +165,7 @@ fn filler(model: &Model, n: usize) -> Result<Vec<u32>, String> {
     Ok(text.into_iter().cycle().take(n).collect())
 }
 
-fn post_cost(id: u32, step: &Step, session: &Session) {
+pub(super) fn post_cost(id: u32, step: &Step, session: &Session) {
     let cost = TokenCost {
         // The step's token is already appended: the context's length is its position.
         position: session.tokens().len(),

@@ -9,6 +9,7 @@ pub(crate) mod js_file;
 mod lesson_one;
 mod lesson_three;
 mod lesson_two;
+mod lesson_two_inside;
 mod load_model;
 mod post;
 mod prompt;

@@ -58,6 +58,8 @@ impl State {
         self.owner = id;
         // Lesson 2 turns the cache off for its own runs; a cancelled one must not leave it off.
         session.use_cache = true;
+        // Nor may Lesson 2's look inside keep copying attention rows into the next request.
+        session.probe = Default::default();
         Ok(session)
     }
 

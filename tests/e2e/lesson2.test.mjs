@@ -183,6 +183,51 @@ test("exercise: the position where a token costs twice as much without the cache
   assert.equal(await check("ex-cache-off"), "fail");
 });
 
+test("look inside: the default prompt's attention, one row per decode step, the lens, and the second turn's reused rows", { timeout: 4 * MINUTE }, async () => {
+  await run("inside");
+  const map = id("attention-map");
+  const rowsOf = () =>
+    page.$$eval(`${map} rect[data-row]`, (cells) => {
+      const rows = {};
+      for (const c of cells) (rows[c.dataset.row] ??= []).push([Number(c.dataset.col), Number(c.dataset.weight)]);
+      return rows;
+    });
+  const rows = await rowsOf();
+  const prefill = await page.$$eval(`${id("kv-table")} tbody tr`, (trs) => trs.filter((tr) => tr.textContent.includes("prefill")).length);
+  const decode = await page.$$eval(`${map} text.row-label.decode`, (t) => t.length);
+  assert.ok(prefill > 20, "the chat template's prompt is in the cache");
+  assert.ok(decode >= 1, "decode steps added rows below the prompt's");
+  assert.equal(Object.keys(rows).length, prefill + decode);
+  for (const [r, cells] of Object.entries(rows)) {
+    assert.equal(cells.length, Number(r) + 1, `row ${r} covers positions 0..=${r}, nothing above the diagonal`);
+    const sum = cells.reduce((a, [, w]) => a + w, 0);
+    assert.ok(Math.abs(sum - 1) < 1e-3, `row ${r} sums to ${sum}`);
+  }
+  // Another query head of the same key/value head: other weights over the same keys.
+  await page.selectOption(id("attention-head"), "2");
+  assert.notDeepEqual(await rowsOf(), rows);
+  assert.equal(await page.$$eval(`${id("lens-table")} tbody tr`, (r) => r.length), 30);
+
+  await run("inside-turn2");
+  const status = await page.$$eval(`${id("kv-table")} tbody tr`, (trs) => trs.map((tr) => tr.dataset.status));
+  const reused = status.filter((s) => s === "reused").length;
+  assert.ok(reused >= prefill, `the second turn reused the first turn's prompt (${reused} rows)`);
+  assert.ok(status.slice(reused).every((s) => s === "computed") && status.length > reused);
+  assert.equal(await page.$$eval(`${map} text.row-label.reused`, (t) => t.length), reused);
+  assert.ok((await page.textContent(id("capacity-answer"))).includes("conversations fit"));
+});
+
+test("the cost of a forward pass: five sizes at one position, per pass and per token", { timeout: 2 * MINUTE }, async () => {
+  await run("pass-cost");
+  const pass = await points("pass-cost-chart", "ms per pass");
+  const perToken = await points("pass-cost-chart", "ms per token");
+  assert.deepEqual(pass.map(([n]) => n), [1, 2, 4, 8, 16]);
+  assert.ok(pass.every(([, ms]) => ms > 0));
+  assert.ok(pass[4][1] > pass[0][1], "sixteen tokens take longer than one");
+  perToken.forEach(([n, ms], i) => assert.ok(Math.abs(ms * n - pass[i][1]) < 1e-6));
+  assert.match(await page.textContent(id("pass-cost-verdict")), /a pass over 16 tokens took/);
+});
+
 test("the lesson fits a 390 px wide screen, nothing went to the console, and nothing left the origin", async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   try {

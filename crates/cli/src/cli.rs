@@ -47,6 +47,44 @@ pub enum Command {
     },
     /// Run a Lesson 3 strategy over the bundled task set.
     Reason(Reason),
+    /// One head's attention weights: row i is position i's attention over positions 0..=i.
+    Attention {
+        #[command(flatten)]
+        prompt: Prompt,
+        /// 1 to 30, as the page numbers layers.
+        #[arg(long)]
+        layer: usize,
+        /// 1 to 9, as the page numbers query heads.
+        #[arg(long)]
+        head: usize,
+    },
+    /// Every layer's top next tokens through the final norm and the output head (the logit lens).
+    Lens {
+        #[command(flatten)]
+        prompt: Prompt,
+        /// Candidates per layer, 1 to 100.
+        #[arg(long, default_value_t = 5)]
+        top: usize,
+    },
+    /// Milliseconds per forward pass of n tokens at one position, for each n.
+    BenchPass {
+        /// Pass sizes, comma-separated, each 1 to 256.
+        #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16", value_parser = pass_size)]
+        tokens: Vec<usize>,
+        /// Timed passes per size (the median is reported), 1 to 100.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+    },
+}
+
+/// The largest pass `bench-pass` times.
+pub const MAX_PASS: usize = 256;
+
+fn pass_size(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_PASS).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a pass size from 1 to {MAX_PASS}")),
+    }
 }
 
 #[derive(Args)]

@@ -1,6 +1,7 @@
 //! The CLI's commands. Each returns the JSON it prints.
 
 use crate::cli::{Cli, Command, DraftKind, Generate, Prompt, Reason, Sampling};
+use crate::probe;
 use engine::speculative::Draft;
 use engine::{chat_tokens, prompt_tokens, Message, Model, SamplerSettings, Session, SystemPrompt};
 use serde_json::{json, Value};
@@ -17,6 +18,9 @@ pub fn run(cli: Cli) -> Result<Value, String> {
         Command::Bench { rounds } => bench(model, rounds),
         Command::Reference { top } => reference(model, top),
         Command::Reason(r) => reason(model, &r),
+        Command::Attention { prompt, layer, head } => probe::attention(model, &prompt, layer, head),
+        Command::Lens { prompt, top } => probe::lens(model, &prompt, top),
+        Command::BenchPass { tokens, rounds } => probe::bench_pass(model, &tokens, rounds),
     }
 }
 
@@ -149,7 +153,7 @@ fn run_turn(
 }
 
 /// A fixed prompt of about 190 tokens, through the chat template.
-const BENCH_PROMPT: &str = "Read the following notes about how a language model produces text, then summarise \
+pub const BENCH_PROMPT: &str = "Read the following notes about how a language model produces text, then summarise \
 them in your own words for a student who has never seen a neural network. A language model reads a prompt \
 as a sequence of tokens, which are pieces of words. In the first stage, called prefill, it processes every \
 prompt token in one pass and stores the keys and values of its attention layers in a cache. In the second \
@@ -160,9 +164,14 @@ None of these settings checks whether an answer is true. Explain why the first s
 the second, and what the cache saves.";
 const BENCH_TOKENS: usize = 128;
 
+/// The bench prompt's tokens, through the chat template with the default system prompt.
+pub fn bench_ids(model: &Model) -> Result<Vec<u32>, String> {
+    prompt_tokens(&model.tokenizer, BENCH_PROMPT, false, SystemPrompt::Default).map_err(|e| e.to_string())
+}
+
 fn bench(path: &Path, rounds: usize) -> Result<Value, String> {
     let model = load_model(path)?;
-    let ids = prompt_tokens(&model.tokenizer, BENCH_PROMPT, false, SystemPrompt::Default).map_err(|e| e.to_string())?;
+    let ids = bench_ids(&model)?;
     let greedy = SamplerSettings::greedy();
     let (mut prefill, mut decode) = (Vec::new(), Vec::new());
     for _ in 0..rounds.max(1) {

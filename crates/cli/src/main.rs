@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod probe;
 
 use clap::error::ErrorKind;
 use clap::Parser;

@@ -134,7 +134,7 @@ fn bad_input_gets_a_clear_message() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in ["tokenize", "logits", "generate", "bench", "reference", "reason"] {
+    for cmd in ["tokenize", "logits", "generate", "bench", "reference", "reason", "attention", "lens", "bench-pass"] {
         let (ok, out, _) = run(&[cmd, "--help"]);
         assert!(ok, "{cmd} --help");
         assert!(out.contains("Usage: playground") && out.contains("--model"), "{cmd}: {out}");
@@ -155,4 +155,94 @@ fn no_command_lists_the_commands_and_fails() {
     let (ok, _, err) = run(&[]);
     assert!(!ok);
     assert!(err.contains("Commands:") && err.contains("generate"), "{err}");
+}
+
+// Lesson 2's views into the forward pass.
+
+#[test]
+fn attention_rows_are_causal_distributions() {
+    let v = json(&[
+        "attention",
+        "--model",
+        model(),
+        "--prompt",
+        "The cat sat on the mat.",
+        "--raw",
+        "--layer",
+        "30",
+        "--head",
+        "9",
+    ]);
+    let tokens = v["tokens"].as_array().unwrap();
+    let rows = v["weights"].as_array().unwrap();
+    assert_eq!(rows.len(), tokens.len());
+    assert_eq!(tokens[1], " cat");
+    for (i, row) in rows.iter().enumerate() {
+        let w: Vec<f64> = row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        assert_eq!(w.len(), i + 1, "row {i} covers positions 0..={i}");
+        assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-4, "row {i}");
+    }
+    // Another head of the same layer reads the same keys with another query.
+    let other = json(&[
+        "attention",
+        "--model",
+        model(),
+        "--prompt",
+        "The cat sat on the mat.",
+        "--raw",
+        "--layer",
+        "30",
+        "--head",
+        "1",
+    ]);
+    assert_ne!(other["weights"], v["weights"]);
+}
+
+#[test]
+fn lens_ends_at_the_models_own_next_token() {
+    let prompt = "What is the capital of France?";
+    let v = json(&["lens", "--model", model(), "--prompt", prompt, "--top", "3"]);
+    let layers = v["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), 30);
+    for (i, l) in layers.iter().enumerate() {
+        assert_eq!(l["layer"], i + 1);
+        let p: Vec<f64> = l["top"].as_array().unwrap().iter().map(|t| t["prob"].as_f64().unwrap()).collect();
+        assert_eq!(p.len(), 3);
+        assert!(p.windows(2).all(|w| w[0] >= w[1]) && p.iter().sum::<f64>() <= 1.0 + 1e-6);
+    }
+    let greedy = json(&["generate", "--model", model(), "--prompt", prompt, "--temperature", "0", "--max-tokens", "1"]);
+    assert_eq!(layers[29]["top"][0]["id"], greedy["token_ids"][0]);
+}
+
+#[test]
+fn bench_pass_reports_each_size() {
+    let v = json(&["bench-pass", "--model", model(), "--tokens", "1,4", "--rounds", "1"]);
+    let passes = v["passes"].as_array().unwrap();
+    assert_eq!(passes.iter().map(|p| p["tokens"].as_u64().unwrap()).collect::<Vec<_>>(), [1, 4]);
+    for p in passes {
+        let (pass, per) = (p["ms_per_pass"].as_f64().unwrap(), p["ms_per_token"].as_f64().unwrap());
+        assert!(pass > 0.0 && (per * p["tokens"].as_f64().unwrap() - pass).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn probe_commands_check_their_arguments() {
+    fn a<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+        [&["attention", "--model", model(), "--prompt", "hi"], extra].concat()
+    }
+    fails_with(&a(&["--head", "1"]), "--layer <LAYER>");
+    fails_with(&a(&["--layer", "1"]), "--head <HEAD>");
+    fails_with(&a(&["--layer", "0", "--head", "1"]), "--layer must be 1 to 30");
+    fails_with(&a(&["--layer", "31", "--head", "1"]), "--layer must be 1 to 30");
+    fails_with(&a(&["--layer", "1", "--head", "10"]), "--head must be 1 to 9");
+    fails_with(&a(&["--layer", "x", "--head", "1"]), "invalid value 'x' for '--layer <LAYER>'");
+    fails_with(
+        &["attention", "--model", model(), "--prompt", " ", "--layer", "1", "--head", "1"],
+        "the prompt is empty",
+    );
+    fails_with(&["lens", "--model", model(), "--prompt", "hi", "--top", "0"], "--top must be 1 to 100");
+    fails_with(&["lens", "--model", model()], "--prompt <PROMPT>");
+    fails_with(&["bench-pass", "--tokens", "1,0"], "'0' is not a pass size from 1 to 256");
+    fails_with(&["bench-pass", "--tokens", "2,x"], "'x' is not a pass size from 1 to 256");
+    fails_with(&["bench-pass", "--tokens", "1", "--rounds", "0"], "--rounds must be 1 to 100");
 }

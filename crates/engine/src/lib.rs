@@ -8,6 +8,7 @@ pub mod error;
 pub mod kv_cache;
 mod memory;
 pub mod model;
+pub mod probe;
 pub mod quant;
 #[cfg(feature = "reference")]
 pub mod reference;

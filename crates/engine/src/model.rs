@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::error::{candle_message, EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::memory;
+use crate::probe::Probe;
 use crate::quant::QMatrix;
 use crate::simd::{axpy, dot};
 use crate::tokenizer::Tokenizer;
@@ -298,6 +299,21 @@ impl Model {
         layers: usize,
         logits: Logits,
     ) -> Result<Vec<f32>> {
+        self.forward_probed(tokens, start, cache, layers, logits, &mut Probe::default())
+    }
+
+    /// `forward`, copying out what `probe` asks for: one layer's attention weights, and the
+    /// last position's hidden state after every layer (for the logit lens, which replaces
+    /// what an earlier pass left there). Each hook is checked once per layer.
+    pub fn forward_probed(
+        &self,
+        tokens: &[u32],
+        start: usize,
+        cache: &mut KvCache,
+        layers: usize,
+        logits: Logits,
+        probe: &mut Probe,
+    ) -> Result<Vec<f32>> {
         let c = &self.config;
         let n = tokens.len();
         if n == 0 {
@@ -334,6 +350,9 @@ impl Model {
         let mut proj = scratch(n * e)?;
         let (mut g, mut u) = (scratch(n * c.ffn)?, scratch(n * c.ffn)?);
         let scale = 1.0 / (hd as f32).sqrt();
+        if let Some(hidden) = probe.hidden.as_mut() {
+            hidden.clear();
+        }
         for (li, layer) in self.layers[..layers].iter().enumerate() {
             rms_norm(&x, &layer.attn_norm, c.rms_eps, &mut h);
             layer.wq.matmul(&h, n, &mut q);
@@ -345,7 +364,14 @@ impl Model {
             }
             let lc = &mut cache.layers[li];
             lc.write(start, &k, &v, kvd)?;
-            attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn);
+            // Two instances of `attention`: with the hook off, its call to `on_row` is empty
+            // and compiles away.
+            match probe.attention.as_mut().filter(|a| a.layer == li) {
+                Some(capture) => {
+                    attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn, |i, h, w| capture.record(start + i, h, w))
+                }
+                None => attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn, |_, _, _| {}),
+            }
             layer.wo.matmul(&attn, n, &mut proj);
             add_in_place(&mut x, &proj);
 
@@ -357,14 +383,24 @@ impl Model {
             }
             layer.down.matmul(&g, n, &mut proj);
             add_in_place(&mut x, &proj);
+            if let Some(hidden) = probe.hidden.as_mut() {
+                hidden.push(x[(n - 1) * e..].to_vec());
+            }
         }
         let rows = match logits {
             Logits::All => 0..n,
             Logits::Last => n - 1..n,
         };
-        let m = rows.len();
-        let mut normed = scratch(m * e)?;
-        rms_norm(&x[rows.start * e..rows.end * e], &self.out_norm, c.rms_eps, &mut normed);
+        self.head(&x[rows.start * e..rows.end * e])
+    }
+
+    /// The final norm and the output head: `vocab` logits for each row of hidden states.
+    /// The logit lens applies it to every layer's output.
+    pub fn head(&self, x: &[f32]) -> Result<Vec<f32>> {
+        let c = &self.config;
+        let m = x.len() / c.embedding;
+        let mut normed = memory::zeros(m * c.embedding, "the forward pass's activations")?;
+        rms_norm(x, &self.out_norm, c.rms_eps, &mut normed);
         let mut out = memory::zeros(m * c.vocab, "the logits")?;
         self.lm_head.as_ref().unwrap_or(&self.embed).matmul(&normed, m, &mut out);
         Ok(out)
@@ -405,8 +441,19 @@ fn add_in_place(x: &mut [f32], y: &[f32]) {
 }
 
 /// Causal grouped-query attention for `n = q.len() / embedding` new positions starting at
-/// `start`; `k` and `v` hold every cached position including the new ones.
-fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, c: &Config, scale: f32, out: &mut [f32]) {
+/// `start`; `k` and `v` hold every cached position including the new ones. `on_row(i, head,
+/// weights)` sees each softmax row: new position i's weights over positions `0..=start + i`.
+#[allow(clippy::too_many_arguments)]
+fn attention(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    start: usize,
+    c: &Config,
+    scale: f32,
+    out: &mut [f32],
+    mut on_row: impl FnMut(usize, usize, &[f32]),
+) {
     let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
     let group = c.heads / c.kv_heads;
     let n = q.len() / e;
@@ -427,10 +474,13 @@ fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, c: &Config, scale: f
                 *s = (*s - max).exp();
                 sum += *s;
             }
+            for s in &mut scores[..visible] {
+                *s /= sum;
+            }
+            on_row(i, h, &scores[..visible]);
             let oh = &mut out[i * e + h * hd..][..hd];
             oh.fill(0.0);
-            for (p, s) in scores[..visible].iter().enumerate() {
-                let w = s / sum;
+            for (p, &w) in scores[..visible].iter().enumerate() {
                 axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
             }
         }

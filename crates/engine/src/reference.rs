@@ -67,10 +67,33 @@ impl Reference {
 
     /// Next-token logits after `tokens`.
     pub fn logits(&self, tokens: &[u32]) -> Result<Vec<f32>> {
-        Ok(self.run(tokens)?)
+        let c = &self.config;
+        let x = self.run(tokens, |_, _| Ok(()))?;
+        let last = x.narrow(0, tokens.len() - 1, 1)?;
+        let out = rms_norm(&last, &self.out_norm, c.rms_eps)?.matmul(&self.lm_head.t()?)?;
+        Ok(out.squeeze(0)?.to_vec1::<f32>()?)
     }
 
-    fn run(&self, tokens: &[u32]) -> candle_core::Result<Vec<f32>> {
+    /// Layer `layer`'s (0-based) attention weights after `tokens`, per query head: row i is
+    /// position i's softmax over all positions, zero above the diagonal.
+    pub fn attention(&self, tokens: &[u32], layer: usize) -> Result<Vec<Vec<Vec<f32>>>> {
+        let mut weights = Vec::new();
+        self.run(tokens, |li, att| {
+            if li == layer {
+                weights = att.squeeze(0)?.to_vec3::<f32>()?;
+            }
+            Ok(())
+        })?;
+        Ok(weights)
+    }
+
+    /// The hidden states after every layer, `on_attention(layer, softmax)` seeing each
+    /// layer's (1, heads, t, t) attention weights.
+    fn run(
+        &self,
+        tokens: &[u32],
+        mut on_attention: impl FnMut(usize, &Tensor) -> candle_core::Result<()>,
+    ) -> candle_core::Result<Tensor> {
         let c = &self.config;
         let dev = Device::Cpu;
         let t = tokens.len();
@@ -86,7 +109,7 @@ impl Reference {
             (0..t).flat_map(|i| (0..t).map(move |j| if j > i { f32::NEG_INFINITY } else { 0.0 })).collect();
         let mask = Tensor::from_vec(mask, (t, t), &dev)?;
         let linear = |x: &Tensor, w: &Tensor| x.matmul(&w.t()?);
-        for l in &self.layers {
+        for (li, l) in self.layers.iter().enumerate() {
             let h = rms_norm(&x, &l.attn_norm, c.rms_eps)?;
             let heads = |y: Tensor, n: usize| y.reshape((1, t, n, hd))?.transpose(1, 2)?.contiguous();
             let q = rope_i(&heads(linear(&h, &l.wq)?, nh)?, &cos, &sin)?;
@@ -94,16 +117,16 @@ impl Reference {
             let v = heads(linear(&h, &l.wv)?, nkv)?;
             let (k, v) = (repeat_kv(k, nh / nkv)?.contiguous()?, repeat_kv(v, nh / nkv)?.contiguous()?);
             let scores = (q.matmul(&k.t()?)? / (hd as f64).sqrt())?.broadcast_add(&mask)?;
-            let att = softmax_last_dim(&scores)?.matmul(&v)?; // (1, nh, t, hd)
+            let weights = softmax_last_dim(&scores)?;
+            on_attention(li, &weights)?;
+            let att = weights.matmul(&v)?; // (1, nh, t, hd)
             let att = att.transpose(1, 2)?.reshape((t, nh * hd))?;
             x = (x + linear(&att, &l.wo)?)?;
             let h = rms_norm(&x, &l.ffn_norm, c.rms_eps)?;
             let gated = (candle_nn::ops::silu(&linear(&h, &l.gate)?)? * linear(&h, &l.up)?)?;
             x = (x + linear(&gated, &l.down)?)?;
         }
-        let last = x.narrow(0, t - 1, 1)?;
-        let out = linear(&rms_norm(&last, &self.out_norm, c.rms_eps)?, &self.lm_head)?;
-        out.squeeze(0)?.to_vec1::<f32>()
+        Ok(x)
     }
 }
 

@@ -7,6 +7,7 @@
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::model::{Logits, Model};
+use crate::probe::Probe;
 use crate::sampler::{distribution, Distribution, Rng, SamplerSettings};
 use crate::tokenizer::TextStream;
 use serde::{Deserialize, Serialize};
@@ -116,6 +117,9 @@ pub struct Session {
     /// Forward work since the last token was drawn: it is charged to the next token.
     pub(crate) pending_ms: f64,
     pub(crate) pending_computed: usize,
+    /// What prefill and decode passes copy out for Lesson 2 (attention rows, hidden states);
+    /// off unless the host turns it on. Speculative drafts and verifications are not probed.
+    pub probe: Probe,
 }
 
 impl Session {
@@ -136,6 +140,7 @@ impl Session {
             reuse: Reuse::default(),
             pending_ms: 0.0,
             pending_computed: 0,
+            probe: Probe::default(),
         }
     }
 
@@ -254,7 +259,14 @@ impl Session {
             (0, self.tokens.len())
         };
         let layers = self.model.config.layers;
-        let out = self.model.forward(&self.tokens[from..to], from, &mut self.cache, layers, Logits::Last)?;
+        let out = self.model.forward_probed(
+            &self.tokens[from..to],
+            from,
+            &mut self.cache,
+            layers,
+            Logits::Last,
+            &mut self.probe,
+        )?;
         if !self.use_cache {
             self.cache.clear();
         }

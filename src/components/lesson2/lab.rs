@@ -2,6 +2,7 @@
 //! button waits while any panel runs, and Stop cancels it), the model's shape, and the
 //! results the exercises check.
 
+use super::inside_run::Inspection;
 use super::run::Run;
 use super::spec_run::Comparison;
 use crate::bridge::{Bridge, ModelStatus};
@@ -29,6 +30,8 @@ pub struct Lab {
     pub cache_off: RwSignal<Run>,
     /// The speculative panel's latest comparison.
     pub spec: RwSignal<Comparison>,
+    /// The look inside's latest turn (the capacity panel reads its measured KV bytes).
+    pub inside: RwSignal<Inspection>,
 }
 
 // No `Default`: a lab needs the app's context (the bridge), which only a component has.
@@ -43,6 +46,7 @@ impl Lab {
             cache_on: RwSignal::new(Run::default()),
             cache_off: RwSignal::new(Run::default()),
             spec: RwSignal::new(Comparison::default()),
+            inside: RwSignal::new(Inspection::new(0)),
         };
         let shape = lab.shape;
         Effect::new(move |_| {

@@ -63,7 +63,7 @@ impl Run {
     }
 
     /// Folds in one response to the request.
-    fn apply(&mut self, response: Response) {
+    pub(super) fn apply(&mut self, response: Response) {
         match response {
             Response::StagePrompt { tokens, reused } => {
                 (self.prompt, self.reused) = (tokens, reused)

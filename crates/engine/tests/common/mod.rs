@@ -22,7 +22,8 @@ pub fn real_bytes() -> Vec<u8> {
     // `cargo test` sets CARGO_MANIFEST_DIR for the run, and starts in the package's directory.
     let package = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
     let path = package.join("../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-    std::fs::read(&path).unwrap_or_else(|e| panic!("the real model at {}: {e}; run scripts/fetch-model.sh", path.display()))
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("the real model at {}: {e}; run scripts/fetch-model.sh", path.display()))
 }
 
 /// The real SmolLM2 model, loaded once per test binary.

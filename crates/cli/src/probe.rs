@@ -1,0 +1,75 @@
+//! `attention`, `lens` and `bench-pass`: Lesson 2's views into the forward pass, as JSON.
+
+use crate::cli::Prompt;
+use crate::commands::{bench_ids, load_model, prompt_ids};
+use engine::kv_cache::KvCache;
+use engine::model::Logits;
+use engine::probe::{logit_lens, AttentionCapture, PassBench, Probe};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Instant;
+
+/// `--name`'s 1-based index checked against 1..=`max`, as the page labels layers and heads.
+fn one_based(name: &str, n: usize, max: usize) -> Result<usize, String> {
+    if !(1..=max).contains(&n) {
+        return Err(format!("--{name} must be 1 to {max}"));
+    }
+    Ok(n)
+}
+
+/// Row i: the chosen head's attention of position i over positions 0..=i.
+pub fn attention(path: &Path, prompt: &Prompt, layer: usize, head: usize) -> Result<Value, String> {
+    let model = load_model(path)?;
+    let c = &model.config;
+    let (layer, head) = (one_based("layer", layer, c.layers)?, one_based("head", head, c.heads)?);
+    let ids = prompt_ids(&model, prompt)?;
+    let mut probe = Probe { attention: Some(AttentionCapture::new(layer - 1, Some(head - 1))), hidden: None };
+    model
+        .forward_probed(&ids, 0, &mut KvCache::new(c), c.layers, Logits::Last, &mut probe)
+        .map_err(|e| e.to_string())?;
+    let rows = probe.attention.map(|a| a.rows).unwrap_or_default();
+    let tokens: Vec<String> = ids.iter().map(|&t| model.tokenizer.token_text(t)).collect();
+    Ok(
+        json!({"layer": layer, "head": head, "tokens": tokens, "weights": rows.iter().map(|r| &r.weights).collect::<Vec<_>>()}),
+    )
+}
+
+/// Every layer's top next tokens through the final norm and the output head.
+pub fn lens(path: &Path, prompt: &Prompt, top: usize) -> Result<Value, String> {
+    if !(1..=100).contains(&top) {
+        return Err("--top must be 1 to 100".into());
+    }
+    let model = load_model(path)?;
+    let c = &model.config;
+    let ids = prompt_ids(&model, prompt)?;
+    let mut probe = Probe { attention: None, hidden: Some(Vec::new()) };
+    model
+        .forward_probed(&ids, 0, &mut KvCache::new(c), c.layers, Logits::Last, &mut probe)
+        .map_err(|e| e.to_string())?;
+    let layers = logit_lens(&model, &probe.hidden.unwrap_or_default(), top).map_err(|e| e.to_string())?;
+    Ok(json!({ "layers": layers }))
+}
+
+/// Where every timed pass starts: this many tokens of the bench prompt are cached.
+const PASS_POSITION: usize = 128;
+/// Milliseconds per forward pass over n tokens at one position, for each n of `--tokens`.
+pub fn bench_pass(path: &Path, sizes: &[usize], rounds: usize) -> Result<Value, String> {
+    if !(1..=100).contains(&rounds) {
+        return Err("--rounds must be 1 to 100".into());
+    }
+    let model = load_model(path)?;
+    let ids = bench_ids(&model)?;
+    let largest = sizes.iter().copied().max().unwrap_or(1);
+    let tokens = ids.iter().copied().cycle().take(PASS_POSITION + largest).collect();
+    let mut bench = PassBench::new(&model, tokens, PASS_POSITION).map_err(|e| e.to_string())?;
+    let origin = Instant::now();
+    let clock = || origin.elapsed().as_secs_f64() * 1000.0;
+    let passes = sizes
+        .iter()
+        .map(|&n| {
+            let ms = bench.median_ms(&model, n, rounds, &clock).map_err(|e| e.to_string())?;
+            Ok(json!({"tokens": n, "ms_per_pass": ms, "ms_per_token": ms / n as f64}))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(json!({"position": PASS_POSITION, "rounds": rounds, "threads": 1, "passes": passes}))
+}
