@@ -47,6 +47,9 @@ pub enum Command {
     },
     /// Run a Lesson 3 strategy over the bundled task set.
     Reason(Reason),
+    /// Judge one reply with the Lesson 3 checker: for a bundled task (--task), or for a
+    /// question given here (--question, --kind, --answers).
+    Check(Check),
 }
 
 #[derive(Args)]
@@ -134,6 +137,26 @@ pub struct Reason {
     /// Only the tasks of this category.
     #[arg(long)]
     pub category: Option<String>,
+}
+
+/// The checker's options are checked in `check.rs`, which says which combination is missing.
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct Check {
+    /// A bundled task's id, e.g. cmp-01.
+    #[arg(long)]
+    pub task: Option<String>,
+    #[arg(long)]
+    pub question: Option<String>,
+    /// number, choice, text or yes-no.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Accepted answers, comma-separated.
+    #[arg(long)]
+    pub answers: Option<String>,
+    /// The reply to judge.
+    #[arg(long)]
+    pub reply: String,
 }
 
 fn token_id(s: &str) -> Result<u32, String> {
