@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY, ROOT, setInput } from "./session.mjs";
+import { assertAccessible, MINUTE, openSession, READY, ROOT, setInput } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 // Set SCREENSHOTS=dir to keep pictures of the page at 1200 and 390 px.
@@ -214,6 +214,7 @@ test("sampling curves, paired comparison, chance and truncation come from the ru
   pass.slice(1).forEach((p, i) => assert.ok(p >= pass[i] - 1e-12, "pass@k never falls"));
   majority.forEach((m, i) => assert.ok(m <= pass[i] + 1e-12, "a right vote needs a right sample"));
   assert.equal(await page.locator(`${sel("scaling-chart")} .curve circle`).count(), 8);
+  await assertAccessible(page, "Lesson 3 with the sampling curves and the paired comparison");
   const refs = await page.$$eval(`${sel("scaling-chart")} .reference`, (gs) => gs.map((g) => [g.dataset.strategy, Number(g.dataset.accuracy)]));
   assert.deepEqual(refs, [["direct", directCli.accuracy], ["cot", cotCli.accuracy]]);
 
