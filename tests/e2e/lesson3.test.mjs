@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY, ROOT, setInput } from "./session.mjs";
+import { assertAccessible, MINUTE, openSession, READY, ROOT, setInput } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 // Set SCREENSHOTS=dir to keep pictures of the page at 1200 and 390 px.
@@ -94,13 +94,13 @@ test("the lesson loads with labelled controls; bad settings get a message and ru
   );
   assert.deepEqual(unlabelled, [], "every control has a label");
   // The exercises come from the Markdown, each with its own Check.
-  for (const id of ["ex-token-budget", "ex-self-consistency", "ex-cot-no-help"]) {
+  for (const id of ["ex-token-budget", "ex-self-consistency", "ex-cot-no-help", "ex-pass-at-k"]) {
     await page.waitForSelector(`${sel(`exercise-${id}`)} h3#${id}`);
   }
 
   await configure({ strategies: ["direct"], limit: 0 });
   await page.click(sel("run-experiment"));
-  assert.match(await text("experiment-error"), /Number of tasks must be a whole number from 1 to 80/);
+  assert.match(await text("experiment-error"), /Number of tasks must be a whole number from 1 to 122/);
   await configure({ strategies: [], limit: 3 });
   await page.click(sel("run-experiment"));
   assert.match(await text("experiment-error"), /Choose at least one strategy/);
@@ -113,7 +113,7 @@ test("the lesson loads with labelled controls; bad settings get a message and ru
   assert.match(await text("temperature-warning"), /every sample is the same answer/);
 
   // With no run yet, every check fails and says what to do.
-  for (const id of ["ex-token-budget", "ex-self-consistency"]) {
+  for (const id of ["ex-token-budget", "ex-self-consistency", "ex-pass-at-k"]) {
     const verdict = await check(id);
     assert.equal(verdict.pass, false);
     assert.match(verdict.message, /No experiment has finished yet/);
@@ -148,6 +148,9 @@ test("a 3-task direct experiment fills the table with measured numbers, the same
   assert.equal(await page.locator(`${sel("accuracy-chart")} circle`).count(), 1);
   const marks = await page.$$eval(`${sel("length-chart")} circle`, (cs) => cs.map((c) => Number(c.dataset.count)));
   assert.equal(marks.reduce((a, b) => a + b, 0), 3, "every task has its mark");
+  // Units and facts have open answers: no chance baseline beside them.
+  const chance = await page.$$eval(`${sel("category-table")} tbody tr`, (trs) => trs.map((tr) => [tr.dataset.category, tr.dataset.chance ?? null]));
+  assert.deepEqual(chance, [["units", null], ["facts", null]]);
   // "Length is not quality" is told with this run's lengths (the CLI measured the same ones).
   const part = (correct) => {
     const lengths = native.items.filter((i) => i.correct === correct).map((i) => i.total_tokens);
@@ -157,7 +160,7 @@ test("a 3-task direct experiment fills the table with measured numbers, the same
     return `${verdict} answers took ${mean} tokens on average (${lengths.length} answer${lengths.length === 1 ? "" : "s"})`;
   };
   assert.equal(await text("length-summary"), `In this run, ${part(true)}; ${part(false)}.`);
-  assert.match(await text("trace-note"), /not a record of how the model reached its answer/);
+  assert.match(await text("trace-note"), /need not reveal what caused the model's answer/);
 });
 
 test("the results download as CSV and JSON from a same-origin Blob", { timeout: MINUTE }, async () => {
@@ -176,6 +179,78 @@ test("the results download as CSV and JSON from a same-origin Blob", { timeout: 
   assert.equal(json.summaries[0].correct, direct.correct);
   assert.equal(json.summaries[0].total_tokens, direct.tokens);
   assert.equal(json.experiment.seed, 2);
+});
+
+/** McNemar's exact two-sided p for discordant counts b and c, computed independently. */
+function mcnemar(b, c) {
+  const n = b + c;
+  let tail = 0;
+  let choose = 1;
+  for (let i = 0; i <= Math.min(b, c); i++) {
+    tail += choose / 2 ** n;
+    choose = (choose * (n - i)) / (i + 1);
+  }
+  return Math.min(1, 2 * tail);
+}
+
+const numbers = (list) => list.split(",").map(Number);
+
+test("sampling curves, paired comparison, chance and truncation come from the run, as the CLI measures them", { timeout: 4 * MINUTE }, async () => {
+  // Seed 7 draws a yes/no question and a chain of comparisons (and no units task, which the
+  // exercises' test below needs no run to have had).
+  await configure({ strategies: ["direct", "cot", "self-consistency"], limit: 2, seed: 7, budget: 16, samples: 4 });
+  assert.equal(await run(), "finished");
+  const commands = await page.$$eval(`${sel("cli-commands")} li`, (lis) => lis.map((li) => li.textContent.trim()));
+  const [directCli, cotCli, scCli] = commands.map(cli);
+
+  // The scaling chart: N points per curve, the CLI's figures, the greedy runs as references.
+  const chart = page.locator(sel("scaling-chart"));
+  assert.equal(await chart.getAttribute("data-n"), "4");
+  const pass = numbers(await chart.getAttribute("data-pass-at-k"));
+  const majority = numbers(await chart.getAttribute("data-majority-at-k"));
+  assert.equal(pass.length, 4);
+  pass.forEach((p, i) => assert.ok(Math.abs(p - scCli.pass_at_k[i]) < 1e-12, `pass@${i + 1}: ${p} vs ${scCli.pass_at_k[i]}`));
+  majority.forEach((m, i) => assert.ok(Math.abs(m - scCli.majority_at_k[i]) < 1e-12, `majority@${i + 1}`));
+  pass.slice(1).forEach((p, i) => assert.ok(p >= pass[i] - 1e-12, "pass@k never falls"));
+  majority.forEach((m, i) => assert.ok(m <= pass[i] + 1e-12, "a right vote needs a right sample"));
+  assert.equal(await page.locator(`${sel("scaling-chart")} .curve circle`).count(), 8);
+  await assertAccessible(page, "Lesson 3 with the sampling curves and the paired comparison");
+  const refs = await page.$$eval(`${sel("scaling-chart")} .reference`, (gs) => gs.map((g) => [g.dataset.strategy, Number(g.dataset.accuracy)]));
+  assert.deepEqual(refs, [["direct", directCli.accuracy], ["cot", cotCli.accuracy]]);
+
+  // The paired comparison: counted from the tasks' own verdicts, p recomputed here.
+  const verdicts = await page.$$eval(sel("item"), (els) =>
+    els.map((el) => Object.fromEntries([...el.querySelectorAll(".outcome")].map((o) => [o.dataset.strategy, o.dataset.correct === "true"]))),
+  );
+  const rows = await page.$$eval(`${sel("paired-comparison")} li`, (lis) => lis.map((li) => ({ ...li.dataset, text: li.textContent })));
+  assert.equal(rows.length, 3, "three strategies, three pairs");
+  for (const row of rows) {
+    const b = verdicts.filter((v) => v[row.first] && !v[row.second]).length;
+    const c = verdicts.filter((v) => !v[row.first] && v[row.second]).length;
+    assert.deepEqual([Number(row.onlyFirst), Number(row.onlySecond)], [b, c], `${row.first} vs ${row.second}`);
+    assert.ok(Math.abs(Number(row.p) - mcnemar(b, c)) < 1e-12, `p ${row.p} vs ${mcnemar(b, c)}`);
+    assert.match(row.text, /McNemar's exact p [=<]/);
+  }
+
+  // Traces cut by the budget, as the CLI counts them; direct has none to cut.
+  const cut = await page.$$eval(`${sel("results-table")} tbody tr`, (trs) => trs.map((tr) => [tr.dataset.strategy, Number(tr.dataset.truncated), Number(tr.dataset.samples)]));
+  assert.deepEqual(cut, [["direct", 0, 2], ["cot", cotCli.truncated, 2], ["self-consistency", scCli.truncated, 8]]);
+
+  // Chance beside each category: half for yes/no, one over the options for a choice, none for open answers.
+  const chance = await page.$$eval(`${sel("category-table")} tbody tr`, (trs) => trs.map((tr) => [tr.dataset.category, Number(tr.dataset.chance)]));
+  assert.deepEqual(chance, [["yes-no", 0.5], ["chains", 1 / 3]]);
+
+  // The exercise: the smallest k with pass@k above greedy chain of thought, on this run.
+  const truth = pass.findIndex((p) => p > cotCli.accuracy + 1e-12);
+  const answer = truth < 0 ? "none" : String(truth + 1);
+  const wrong = truth < 0 ? "1" : "none";
+  await page.fill(sel("smallest-k"), wrong);
+  assert.equal((await check("ex-pass-at-k")).pass, false);
+  await page.fill(sel("smallest-k"), "99");
+  assert.match((await check("ex-pass-at-k")).message, /from 1 to 4/);
+  await page.fill(sel("smallest-k"), answer);
+  const verdict = await check("ex-pass-at-k");
+  assert.equal(verdict.pass, true, verdict.message);
 });
 
 test("Cancel stops a run at once, and the page keeps working", { timeout: 3 * MINUTE }, async () => {

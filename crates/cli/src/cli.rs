@@ -75,6 +75,9 @@ pub enum Command {
         #[arg(long, default_value_t = 5)]
         rounds: usize,
     },
+    /// Judge one reply with the Lesson 3 checker: for a bundled task (--task), or for a
+    /// question given here (--question, --kind, --answers).
+    Check(Check),
 }
 
 /// The largest pass `bench-pass` times.
@@ -172,6 +175,26 @@ pub struct Reason {
     /// Only the tasks of this category.
     #[arg(long)]
     pub category: Option<String>,
+}
+
+/// The checker's options are checked in `check.rs`, which says which combination is missing.
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct Check {
+    /// A bundled task's id, e.g. cmp-01.
+    #[arg(long)]
+    pub task: Option<String>,
+    #[arg(long)]
+    pub question: Option<String>,
+    /// number, choice, text or yes-no.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Accepted answers, comma-separated.
+    #[arg(long)]
+    pub answers: Option<String>,
+    /// The reply to judge.
+    #[arg(long)]
+    pub reply: String,
 }
 
 fn token_id(s: &str) -> Result<u32, String> {

@@ -21,6 +21,7 @@ pub fn run(cli: Cli) -> Result<Value, String> {
         Command::Attention { prompt, layer, head } => probe::attention(model, &prompt, layer, head),
         Command::Lens { prompt, top } => probe::lens(model, &prompt, top),
         Command::BenchPass { tokens, rounds } => probe::bench_pass(model, &tokens, rounds),
+        Command::Check(c) => crate::check::run(&c),
     }
 }
 
@@ -239,6 +240,11 @@ fn reason(path: &Path, r: &Reason) -> Result<Value, String> {
     let summary = summarize(strategy, &items);
     let mut out = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
     out["tasks_available"] = json!(all.len());
+    if strategy == Strategy::SelfConsistency {
+        let (pass, majority) = engine::reasoning::strategy::sampling_curves(&items);
+        out["pass_at_k"] = json!(pass);
+        out["majority_at_k"] = json!(majority);
+    }
     out["items"] = serde_json::to_value(&items).map_err(|e| e.to_string())?;
     Ok(out)
 }

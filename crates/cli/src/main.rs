@@ -1,6 +1,7 @@
 //! `playground`: the engine from a terminal, for tests, benchmarks and reference checks.
 //! Results are JSON on stdout; errors are one line on stderr and exit code 2.
 
+mod check;
 mod cli;
 mod commands;
 mod probe;

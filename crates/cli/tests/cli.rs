@@ -106,7 +106,7 @@ fn speculative_and_follow_up_report_their_figures() {
 #[test]
 fn reason_with_limit_zero_only_reports_the_task_set() {
     let v = json(&["reason", "--model", "/nonexistent", "--strategy", "direct", "--limit", "0"]);
-    assert!(v["tasks_available"].as_u64().unwrap() >= 60);
+    assert!(v["tasks_available"].as_u64().unwrap() >= 120);
     assert_eq!(v["n"], 0);
 }
 
@@ -134,7 +134,9 @@ fn bad_input_gets_a_clear_message() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in ["tokenize", "logits", "generate", "bench", "reference", "reason", "attention", "lens", "bench-pass"] {
+    for cmd in
+        ["tokenize", "logits", "generate", "bench", "reference", "reason", "attention", "lens", "bench-pass", "check"]
+    {
         let (ok, out, _) = run(&[cmd, "--help"]);
         assert!(ok, "{cmd} --help");
         assert!(out.contains("Usage: playground") && out.contains("--model"), "{cmd}: {out}");
@@ -245,4 +247,93 @@ fn probe_commands_check_their_arguments() {
     fails_with(&["bench-pass", "--tokens", "1,0"], "'0' is not a pass size from 1 to 256");
     fails_with(&["bench-pass", "--tokens", "2,x"], "'x' is not a pass size from 1 to 256");
     fails_with(&["bench-pass", "--tokens", "1", "--rounds", "0"], "--rounds must be 1 to 100");
+}
+
+#[test]
+fn check_judges_a_bundled_task_reply() {
+    let v = json(&["check", "--task", "cmp-01", "--reply", "48 is larger than 84."]);
+    assert_eq!(v, serde_json::json!({"extracted": "48 is larger than 84", "canonical": "48", "correct": false}));
+    let v = json(&["check", "--task", "cmp-01", "--reply", "Answer: 84"]);
+    assert_eq!(v, serde_json::json!({"extracted": "84", "canonical": "84", "correct": true}));
+}
+
+#[test]
+fn check_judges_a_question_given_on_the_command_line() {
+    let q = |kind: &str, question: &str, answers: &str, reply: &str| {
+        json(&["check", "--question", question, "--kind", kind, "--answers", answers, "--reply", reply])
+    };
+    let v = q("number", "How many centimeters are in 3 meters?", "300", "There are 300 centimeters in 3 meters.");
+    assert_eq!((v["canonical"].as_str(), v["correct"].as_bool()), (Some("300"), Some(true)));
+    let v = q("number", "What is 7 + 5?", "12,twelve", "13 or 12");
+    assert_eq!(v["canonical"], Value::Null);
+    assert_eq!(v["correct"], false);
+    let v = q("yes-no", "Is 15 a prime number?", "no", "15 is not a prime number.");
+    assert_eq!((v["canonical"].as_str(), v["correct"].as_bool()), (Some("no"), Some(true)));
+    let v = q("choice", "Which is smaller, 71 or 17?", "17", "The smaller number is 71, not 17.");
+    assert_eq!((v["canonical"].as_str(), v["correct"].as_bool()), (Some("71"), Some(false)));
+    let v = q("text", "What is the capital of Australia?", "Canberra", "Sydney, not Canberra.");
+    assert_eq!(v["correct"], false);
+    // No answer at all: extracted and canonical are null.
+    assert_eq!(
+        q("text", "What is the capital of Australia?", "Canberra", "  "),
+        serde_json::json!({"extracted": null, "canonical": null, "correct": false})
+    );
+}
+
+#[test]
+fn check_refuses_bad_flags_in_one_line() {
+    fails_with(&["check", "--task", "cmp-01"], "--reply");
+    fails_with(&["check", "--reply", "12"], "--task ID or --question Q");
+    fails_with(&["check", "--task", "nope", "--reply", "12"], "no task has id 'nope'");
+    fails_with(&["check", "--task", "cmp-01", "--question", "Q?", "--reply", "12"], "not both");
+    fails_with(&["check", "--task", "cmp-01", "--kind", "number", "--reply", "12"], "go with --question");
+    fails_with(&["check", "--question", "Q?", "--kind", "maybe", "--answers", "1", "--reply", "1"], "--kind: 'maybe'");
+    fails_with(&["check", "--question", "Q?", "--kind", "number", "--reply", "1"], "--answers");
+    fails_with(&["check", "--question", "Q?", "--answers", "1", "--reply", "1"], "--kind");
+    fails_with(
+        &["check", "--question", "Which is larger?", "--kind", "choice", "--answers", "84", "--reply", "84"],
+        "--answers",
+    );
+    fails_with(&["check", "--question", "Q?", "--kind", "number", "--answers", " , ", "--reply", "1"], "at least one");
+    fails_with(&["check", "--task", "cmp-01", "--reply"], "a value is required for '--reply");
+    for args in [["check", "--task", "cmp-01", "--reply"].as_slice(), &["check", "--bogus"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_playground")).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty() && err.trim().lines().count() == 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn self_consistency_reports_the_sampling_curves() {
+    let v = json(&[
+        "reason",
+        "--model",
+        model(),
+        "--strategy",
+        "self-consistency",
+        "--samples",
+        "3",
+        "--budget",
+        "8",
+        "--limit",
+        "2",
+        "--seed",
+        "3",
+    ]);
+    let curve = |k: &str| -> Vec<f64> { v[k].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect() };
+    let (pass, majority) = (curve("pass_at_k"), curve("majority_at_k"));
+    assert_eq!((pass.len(), majority.len()), (3, 3));
+    // k = 1 is one sample's accuracy either way; a right majority needs a right sample.
+    assert!((pass[0] - majority[0]).abs() < 1e-12);
+    assert!(pass.windows(2).all(|w| w[0] <= w[1] + 1e-12), "{pass:?}");
+    assert!(pass.iter().zip(&majority).all(|(p, m)| m <= &(p + 1e-12)), "{pass:?} {majority:?}");
+    // pass@1 is the share of right samples.
+    let items = v["items"].as_array().unwrap();
+    let right = items.iter().flat_map(|i| i["samples"].as_array().unwrap()).filter(|s| s["correct"] == true).count();
+    assert!((pass[0] - right as f64 / 6.0).abs() < 1e-12);
+    assert_eq!(v["samples"], 6);
+    assert!(v["truncated"].as_u64().unwrap() <= 6);
+    let direct = json(&["reason", "--model", "/nonexistent", "--strategy", "direct", "--limit", "0"]);
+    assert!(direct.get("pass_at_k").is_none());
 }

@@ -69,6 +69,14 @@ fn self_consistency_votes_over_every_sample() {
         if let Some(v) = &i.votes {
             assert!(v.counts.iter().map(|c| c.1).sum::<usize>() <= 3);
             assert_eq!(i.final_answer.as_deref(), Some(v.winner.as_str()));
+            // The vote counts exactly the keys the checker scored.
+            let voted: usize = v.counts.iter().map(|c| c.1).sum();
+            assert_eq!(voted, i.samples.iter().filter(|s| s.canonical.is_some()).count());
+        }
+        assert!(i.expected.is_some());
+        assert_eq!(i.correct, i.final_answer.is_some() && i.final_answer == i.expected);
+        for s in &i.samples {
+            assert_eq!(s.correct, s.canonical.is_some() && s.canonical == i.expected);
         }
     }
 }

@@ -1,7 +1,9 @@
-//! Accuracy per category and strategy: where a strategy helps and where it does not.
+//! Accuracy per category and strategy, beside chance: where a strategy helps and where it
+//! does not, and where a score is no better than guessing.
 
 use super::names;
 use super::run::Run;
+use engine::reasoning::tasks::chance_baseline;
 use leptos::prelude::*;
 
 #[component]
@@ -28,10 +30,13 @@ pub fn CategoryTable(run: Run) -> impl IntoView {
                 })
                 .collect_view();
             let label = category.clone();
+            let tasks: Vec<_> = run.tasks[..run.complete_tasks()].iter().filter(|t| t.category == category).cloned().collect();
+            let chance = chance_baseline(&tasks);
             view! {
-                <tr data-category=category>
+                <tr data-category=category data-chance=chance.map(|c| c.to_string())>
                     <th scope="row">{label}</th>
                     {cells}
+                    <td class="num">{chance.map_or("–".to_string(), |c| format!("{:.0}%", c * 100.0))}</td>
                 </tr>
             }
         })
@@ -39,11 +44,12 @@ pub fn CategoryTable(run: Run) -> impl IntoView {
     view! {
         <div class="table-scroll">
             <table class="by-category" data-testid="category-table">
-                <caption>"Correct answers per category"</caption>
+                <caption>"Correct answers per category, beside the accuracy of guessing among the answers a question offers (– where the answer is open)"</caption>
                 <thead>
                     <tr>
                         <th scope="col">"Category"</th>
                         {head}
+                        <th scope="col">"Chance"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>

@@ -2,8 +2,10 @@
 //! answer, and says what it found in the learner's own numbers.
 
 use super::names;
-use super::run::{score_of, Run, Score};
-use engine::reasoning::strategy::{Strategy, Summary};
+use super::paired::{compare, sentence};
+use super::run::{score_of, Run};
+use super::scaling_chart::{curves, first_k_above};
+use engine::reasoning::strategy::{ItemResult, Strategy, Summary};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Verdict {
@@ -28,17 +30,9 @@ fn fail(message: impl Into<String>) -> Verdict {
 const NO_RUN: &str =
     "No experiment has finished yet. Choose the settings above and press Run experiment.";
 
-fn overlap(a: &Score, b: &Score) -> bool {
-    let ((a_low, a_high), (b_low, b_high)) = (a.interval(), b.interval());
-    a_low <= b_high && b_low <= a_high
-}
-
-fn overlap_sentence(a: &Score, b: &Score) -> &'static str {
-    if overlap(a, b) {
-        "The 95% intervals overlap: this run has not shown that either is better."
-    } else {
-        "The 95% intervals do not overlap: on these tasks the difference is more than chance."
-    }
+/// The paired test of `second` against `first` on the same tasks, in words.
+fn paired_sentence(first: &str, a: &[ItemResult], second: &str, b: &[ItemResult]) -> String {
+    sentence(second, first, &compare(b, a))
 }
 
 /// "A bigger token budget": two finished runs on the same tasks with a strategy that
@@ -98,7 +92,12 @@ pub fn bigger_budget(history: &[Run]) -> Verdict {
                     Some(more) => format!("{more} more tokens"),
                     None => format!("{} fewer tokens", ss.total_tokens - ls.total_tokens),
                 },
-                overlap_sentence(&score_of(&ss), &score_of(&ls)),
+                paired_sentence(
+                    &format!("budget {}", small.experiment.budget),
+                    &small.results_of(s),
+                    &format!("Budget {}", large.experiment.budget),
+                    &large.results_of(s)
+                ),
             ));
         }
     }
@@ -141,23 +140,23 @@ pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
             "no correct answer, so no tokens per correct answer".into(),
             |t| format!("{t:.0} tokens per correct answer"),
         );
-        (
-            format!(
-                "{}: {}, {per_correct}",
-                names::name_with_samples(s, 5),
-                score_of(&sum).text()
-            ),
-            score_of(&sum),
+        format!(
+            "{}: {}, {per_correct}",
+            names::name_with_samples(s, 5),
+            score_of(&sum).text()
         )
     };
-    let ((direct, d), (sc, c)) = (
+    pass(format!(
+        "In run {}: {}. {}. {}",
+        run.number,
         describe(Strategy::Direct),
         describe(Strategy::SelfConsistency),
-    );
-    pass(format!(
-        "In run {}: {direct}. {sc}. {}",
-        run.number,
-        overlap_sentence(&d, &c)
+        paired_sentence(
+            "direct answer",
+            &run.results_of(Strategy::Direct),
+            "Self-consistency@5",
+            &run.results_of(Strategy::SelfConsistency)
+        )
     ))
 }
 
@@ -190,6 +189,12 @@ pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
         run.score_in(Strategy::Direct, category),
         run.score_in(Strategy::Cot, category),
     );
+    let in_category = |s: Strategy| -> Vec<ItemResult> {
+        run.results_of(s)
+            .into_iter()
+            .filter(|r| r.category == category)
+            .collect()
+    };
     let numbers = format!(
         "In run {}, on {category}, chain of thought got {}/{} right with {} tokens; direct answering got {}/{} with {} tokens.",
         run.number,
@@ -200,7 +205,60 @@ pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
     } else {
         fail(format!(
             "{numbers} In this run chain of thought helped here. {} Try another category.",
-            overlap_sentence(&d, &c)
+            paired_sentence(
+                "direct answer",
+                &in_category(Strategy::Direct),
+                "Chain of thought",
+                &in_category(Strategy::Cot)
+            )
         ))
+    }
+}
+
+/// "How many samples until one is right": in the newest finished run with chain of thought
+/// and self-consistency (N >= 2), the smallest k at which pass@k beats greedy chain of
+/// thought's accuracy on the same tasks; `answer` is the learner's k, or "none".
+pub fn pass_at_k_beats_greedy(history: &[Run], answer: &str) -> Verdict {
+    if history.is_empty() {
+        return fail(NO_RUN);
+    }
+    let Some(run) = history
+        .iter()
+        .rev()
+        .find(|r| r.strategies().contains(&Strategy::Cot) && curves(r).is_some())
+    else {
+        return fail("Tick Chain of thought and Self-consistency (Samples N of 2 or more) in one experiment, so that the greedy trace and the samples answer the same tasks.");
+    };
+    let (pass_at, _) = curves(run).unwrap_or_default();
+    let greedy = run.summary(Strategy::Cot).accuracy;
+    let truth = first_k_above(&pass_at, greedy);
+    let answer = answer.trim().to_lowercase();
+    let given = match answer.as_str() {
+        "none" => None,
+        k => match k.parse::<usize>() {
+            Ok(k) if (1..=pass_at.len()).contains(&k) => Some(k),
+            _ => {
+                return fail(format!(
+                    "Type a whole number k from 1 to {} (the run's N), or none.",
+                    pass_at.len()
+                ))
+            }
+        },
+    };
+    let facts = format!(
+        "In run {}, greedy chain of thought got {:.0}% right; pass@k runs {}.",
+        run.number,
+        greedy * 100.0,
+        pass_at
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{:.0}% at k = {}", p * 100.0, i + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    match (given == truth, truth) {
+        (true, Some(k)) => pass(format!("{facts} From k = {k} on, sampling finds a right answer more often than the greedy trace gives one; a vote cannot always pick it out.")),
+        (true, None) => pass(format!("{facts} No k reaches it: on these tasks the samples rarely hold a right answer the greedy trace lacks.")),
+        (false, _) => fail(format!("{facts} Read the scaling chart again: the answer is the first k whose pass@k is above the chain-of-thought line.")),
     }
 }

@@ -29,9 +29,10 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
         answer,
     } = exercise;
     let verdict = RwSignal::new(None::<Verdict>);
-    // Only the chain-of-thought exercise asks for an answer: the category.
-    let category = RwSignal::new(String::new());
+    // Two exercises ask for an answer: a category, and the smallest k.
+    let answer_given = RwSignal::new(String::new());
     let asks_category = id == "ex-cot-no-help";
+    let asks_k = id == "ex-pass-at-k";
     let checkable = check(&id, &[], "").is_some();
     let html = |md: &str, part: &str| to_html(md, &format!("{id}-{part}"));
     let (task, hint, answer) = (
@@ -45,7 +46,7 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
         verdict.set(check(
             &check_id,
             &lab.history.get_untracked(),
-            &category.get_untracked(),
+            &answer_given.get_untracked(),
         ))
     };
     view! {
@@ -63,14 +64,27 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
                         <select
                             id="l3-cot-category"
                             data-testid="cot-category"
-                            prop:value=move || category.get()
-                            on:change=move |ev| category.set(event_target_value(&ev))
+                            prop:value=move || answer_given.get()
+                            on:change=move |ev| answer_given.set(event_target_value(&ev))
                         >
                             <option value="">"Choose…"</option>
                             {options}
                         </select>
                     </div>
                 }
+            })}
+            {asks_k.then(|| view! {
+                <div class="control">
+                    <label for="l3-smallest-k">"The smallest k (or none)"</label>
+                    <input
+                        id="l3-smallest-k"
+                        type="text"
+                        inputmode="numeric"
+                        data-testid="smallest-k"
+                        prop:value=move || answer_given.get()
+                        on:input=move |ev| answer_given.set(event_target_value(&ev))
+                    />
+                </div>
             })}
             {checkable.then(|| view! {
                 <div class="actions">
@@ -96,11 +110,12 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
 }
 
 /// The check of each exercise in the lesson's Markdown; one without a check gets no button.
-fn check(id: &str, history: &[Run], category: &str) -> Option<Verdict> {
+fn check(id: &str, history: &[Run], answer: &str) -> Option<Verdict> {
     match id {
         "ex-token-budget" => Some(checks::bigger_budget(history)),
         "ex-self-consistency" => Some(checks::self_consistency_vs_direct(history)),
-        "ex-cot-no-help" => Some(checks::cot_does_not_help(history, category)),
+        "ex-cot-no-help" => Some(checks::cot_does_not_help(history, answer)),
+        "ex-pass-at-k" => Some(checks::pass_at_k_beats_greedy(history, answer)),
         _ => None,
     }
 }

@@ -42,7 +42,7 @@ pub fn ItemList(run: Run) -> impl IntoView {
         <section class="items" aria-labelledby="l3-items">
             <h3 id="l3-items">"Task by task"</h3>
             <p class="note" data-testid="trace-note">
-                "A visible trace is generated text, written by the same next-token process as the answer. It is not a record of how the model reached its answer: a trace can be wrong while the answer is right, and the other way round. Check it; do not take it as proof."
+                "A visible trace is generated text, written by the same next-token process as the answer. It need not reveal what caused the model's answer: it can inform or mislead, and a trace can be wrong while the answer is right, and the other way round. Check it; do not take it as proof."
             </p>
             {items}
         </section>

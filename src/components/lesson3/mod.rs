@@ -11,10 +11,12 @@ mod items;
 mod lab;
 mod length_chart;
 mod names;
+mod paired;
 mod results;
 mod results_table;
 mod run;
 mod runner;
+mod scaling_chart;
 mod settings;
 
 pub use exercises::Exercises;

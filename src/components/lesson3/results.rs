@@ -1,6 +1,6 @@
-//! Everything the latest run measured: the table, per category, the two charts, the
-//! commands that repeat it natively, the downloads and each task. It redraws once per
-//! finished task, not per token.
+//! Everything the latest run measured: the table, the paired comparison, per category, the
+//! sampling curves and the two charts, the commands that repeat it natively, the downloads
+//! and each task. It redraws once per finished task, not per token.
 
 use super::accuracy_chart::AccuracyChart;
 use super::category_table::CategoryTable;
@@ -8,7 +8,9 @@ use super::export::ExportButtons;
 use super::items::ItemList;
 use super::lab::Lab;
 use super::length_chart::LengthChart;
+use super::paired::PairedComparison;
 use super::results_table::ResultsTable;
+use super::scaling_chart::ScalingChart;
 use super::settings::cli_command;
 use leptos::prelude::*;
 
@@ -33,7 +35,9 @@ pub fn Results(lab: Lab) -> impl IntoView {
                 <section class="results-section" data-testid="results" data-run=number data-state=state aria-labelledby="l3-results">
                     <h3 id="l3-results">{format!("Results of run {number}")}</h3>
                     <ResultsTable run=run.clone()/>
+                    <PairedComparison run=run.clone()/>
                     <CategoryTable run=run.clone()/>
+                    <ScalingChart run=run.clone()/>
                     <AccuracyChart run=run.clone()/>
                     <LengthChart run=run.clone()/>
                     <details class="native">

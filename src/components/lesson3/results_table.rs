@@ -2,6 +2,7 @@
 
 use super::names;
 use super::run::Run;
+use engine::reasoning::strategy::Strategy;
 use leptos::prelude::*;
 
 #[component]
@@ -12,6 +13,9 @@ pub fn ResultsTable(run: Run) -> impl IntoView {
         .into_iter()
         .map(|s| {
             let per_correct = s.tokens_per_correct.map_or("– (none correct)".to_string(), |t| format!("{t:.0}"));
+            // Direct answering has no reasoning for the budget to cut.
+            let cut = (s.strategy != Strategy::Direct && s.samples > 0)
+                .then(|| format!("{}/{} ({:.0}%)", s.truncated, s.samples, 100.0 * s.truncated as f64 / s.samples as f64));
             view! {
                 <tr
                     data-strategy=names::id(s.strategy)
@@ -20,6 +24,8 @@ pub fn ResultsTable(run: Run) -> impl IntoView {
                     data-n=s.n.to_string()
                     data-tokens=s.total_tokens.to_string()
                     data-latency-ms=format!("{:.1}", s.mean_latency_ms)
+                    data-truncated=s.truncated.to_string()
+                    data-samples=s.samples.to_string()
                 >
                     <th scope="row">{names::name_with_samples(s.strategy, samples)}</th>
                     <td class="num" data-label="Correct">
@@ -32,6 +38,7 @@ pub fn ResultsTable(run: Run) -> impl IntoView {
                     </td>
                     <td class="num" data-label="Mean latency per task">{format!("{:.2} s", s.mean_latency_ms / 1000.0)}</td>
                     <td class="num" data-label="Tokens per correct answer">{per_correct}</td>
+                    <td class="num" data-label="Traces cut by the budget">{cut.unwrap_or_else(|| "–".into())}</td>
                 </tr>
             }
         })
@@ -47,6 +54,7 @@ pub fn ResultsTable(run: Run) -> impl IntoView {
                         <th scope="col">"Tokens generated"</th>
                         <th scope="col">"Mean latency per task"</th>
                         <th scope="col">"Tokens per correct answer"</th>
+                        <th scope="col">"Traces cut by the budget"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>

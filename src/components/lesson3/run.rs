@@ -2,7 +2,7 @@
 //! streamed, and how it ended. Every figure the page shows is computed from these results.
 
 use crate::protocol::Experiment;
-use engine::reasoning::answer::wilson_interval;
+use engine::reasoning::stats::wilson_interval;
 use engine::reasoning::strategy::{summarize, ItemResult, Strategy, Summary};
 use engine::reasoning::tasks::Task;
 

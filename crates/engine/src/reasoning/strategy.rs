@@ -6,10 +6,8 @@
 //! so reasoning + answer = total. Tokens the runner itself inserts (the forced `Answer:`
 //! after a spent budget) are prompt, not generated output, and are not counted.
 
-use super::answer::{
-    canonical_answer, extract_answer, extract_leading_answer, has_answer_marker, is_correct, majority_vote,
-    wilson_interval, VoteResult,
-};
+use super::answer::{check, expected_key, has_answer_marker, majority_vote, VoteResult};
+use super::stats::wilson_interval;
 use super::tasks::Task;
 use crate::chat::{chat_tokens, Message, SystemPrompt};
 use crate::error::{EngineError, Result};
@@ -57,13 +55,13 @@ pub struct RunConfig {
 /// Most tokens an answer line may take.
 pub const ANSWER_CAP: usize = 32;
 pub const MAX_BUDGET: usize = 1024;
-pub const MAX_SAMPLES: usize = 16;
+pub const MAX_SAMPLES: usize = 32;
 
 impl RunConfig {
     pub fn validate(&self) -> Result<()> {
         let bad = |name, value: String, reason| Err(EngineError::InvalidSetting { name, value, reason });
         if self.samples == 0 || self.samples > MAX_SAMPLES {
-            return bad("samples", self.samples.to_string(), "must be 1 to 16");
+            return bad("samples", self.samples.to_string(), "must be 1 to 32");
         }
         if self.budget == 0 || self.budget > MAX_BUDGET {
             return bad("budget", self.budget.to_string(), "must be 1 to 1024 tokens");
@@ -110,11 +108,16 @@ pub fn prompt(task: &Task, strategy: Strategy) -> String {
 pub struct Sample {
     pub reasoning: String,
     pub answer_text: String,
+    /// What the checker judged, the answer it settled on (the vote's key) and its verdict.
     pub extracted: Option<String>,
+    pub canonical: Option<String>,
+    pub correct: bool,
     pub reasoning_tokens: usize,
     pub answer_tokens: usize,
     /// The runner inserted `Answer:` because the budget ran out (or, hidden, always).
     pub forced_answer: bool,
+    /// The budget ran out before the model wrote its own `Answer:` line.
+    pub truncated: bool,
 }
 
 /// The result of one task under one strategy.
@@ -126,8 +129,11 @@ pub struct ItemResult {
     pub strategy: Strategy,
     pub samples: Vec<Sample>,
     pub votes: Option<VoteResult>,
-    /// The answer that was judged (the vote's winner for self-consistency).
+    /// The answer that was scored, as the checker's key (the vote's winner for
+    /// self-consistency).
     pub final_answer: Option<String>,
+    /// The key of a right answer, which `final_answer` is compared with.
+    pub expected: Option<String>,
     pub correct: bool,
     pub reasoning_tokens: usize,
     pub answer_tokens: usize,
@@ -206,6 +212,7 @@ impl ItemRunner {
                     self.move_line_to_answer();
                     self.phase = Phase::Answer;
                 } else if wrote_answer || self.current.reasoning_tokens >= self.cfg.budget {
+                    self.current.truncated = !wrote_answer;
                     self.force_answer(s)?;
                 }
             }
@@ -253,14 +260,13 @@ impl ItemRunner {
 
     fn end_sample(&mut self, now_ms: f64) -> Option<ItemResult> {
         let mut sample = std::mem::take(&mut self.current);
-        sample.extracted = if self.cfg.strategy == Strategy::Direct {
-            extract_leading_answer(&sample.answer_text)
-        } else if sample.answer_text.trim().is_empty() {
-            // The chain of thought ended without an answer line: judge its conclusion.
-            extract_answer(&sample.reasoning)
-        } else {
-            extract_answer(&sample.answer_text)
-        };
+        // One rule for every strategy: the reply as the model's context holds it, reasoning
+        // then answer, with the line break a forced `Answer:` was given (see `force_answer`).
+        let joint = if sample.forced_answer && !sample.reasoning.ends_with('\n') { "\n" } else { "" };
+        let verdict = check(&self.task, &format!("{}{joint}{}", sample.reasoning, sample.answer_text));
+        sample.extracted = verdict.extracted;
+        sample.canonical = verdict.canonical;
+        sample.correct = verdict.correct;
         self.samples.push(sample);
         self.sample_index += 1;
         self.phase = Phase::Start;
@@ -273,17 +279,15 @@ impl ItemRunner {
     fn finish(&mut self, now_ms: f64) -> ItemResult {
         let samples = std::mem::take(&mut self.samples);
         let (votes, final_answer) = if self.cfg.strategy == Strategy::SelfConsistency {
-            let canon: Vec<Option<String>> = samples
-                .iter()
-                .map(|s| s.extracted.as_deref().and_then(|a| canonical_answer(self.task.kind, a)))
-                .collect();
-            let v = majority_vote(&canon);
+            let keys: Vec<Option<String>> = samples.iter().map(|s| s.canonical.clone()).collect();
+            let v = majority_vote(&keys);
             let winner = v.as_ref().map(|v| v.winner.clone());
             (v, winner)
         } else {
-            (None, samples[0].extracted.clone())
+            (None, samples[0].canonical.clone())
         };
-        let correct = final_answer.as_deref().is_some_and(|a| is_correct(&self.task, a));
+        let expected = expected_key(&self.task);
+        let correct = final_answer.is_some() && final_answer == expected;
         let reasoning_tokens = samples.iter().map(|s| s.reasoning_tokens).sum();
         let answer_tokens = samples.iter().map(|s| s.answer_tokens).sum();
         ItemResult {
@@ -294,6 +298,7 @@ impl ItemRunner {
             samples,
             votes,
             final_answer,
+            expected,
             correct,
             reasoning_tokens,
             answer_tokens,
@@ -320,6 +325,9 @@ pub struct Summary {
     pub mean_latency_ms: f64,
     /// Total tokens divided by correct answers; `None` with no correct answer.
     pub tokens_per_correct: Option<f64>,
+    /// Samples whose reasoning the budget cut before their own `Answer:` line, of `samples`.
+    pub truncated: usize,
+    pub samples: usize,
 }
 
 pub fn summarize(strategy: Strategy, items: &[ItemResult]) -> Summary {
@@ -339,7 +347,21 @@ pub fn summarize(strategy: Strategy, items: &[ItemResult]) -> Summary {
         answer_tokens: items.iter().map(|i| i.answer_tokens).sum(),
         mean_latency_ms: if n > 0 { items.iter().map(|i| i.latency_ms).sum::<f64>() / n as f64 } else { 0.0 },
         tokens_per_correct: (correct > 0).then(|| total_tokens as f64 / correct as f64),
+        truncated: items.iter().flat_map(|i| &i.samples).filter(|s| s.truncated).count(),
+        samples: items.iter().map(|i| i.samples.len()).sum(),
     }
+}
+
+/// pass@k and majority@k for k = 1..=N over a run's items, index k-1 (see `stats`): the
+/// sampling curves of a self-consistency run, from the very samples it voted with.
+pub fn sampling_curves(items: &[ItemResult]) -> (Vec<f64>, Vec<f64>) {
+    let tasks: Vec<(Vec<Option<String>>, String)> = items
+        .iter()
+        // A task always has an expected key (a test checks every bundled task); an empty
+        // key matches no sample, since no answer settles on the empty string.
+        .map(|i| (i.samples.iter().map(|s| s.canonical.clone()).collect(), i.expected.clone().unwrap_or_default()))
+        .collect();
+    super::stats::sampling_curves(&tasks)
 }
 
 /// Runs every task to the end (the CLI and tests; the worker drives `ItemRunner` itself,

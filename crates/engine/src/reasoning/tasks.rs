@@ -5,16 +5,24 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How an answer is compared with the accepted answers (see `answer::is_correct`).
+/// How a reply settles on an answer (see `answer::canonical_answer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AnswerKind {
-    /// Compared numerically, so "12", "12.0", "twelve" and "12 apples" are all the same answer.
+    /// One resulting number, so "12", "12.0", "twelve" and "7 + 5 = 12 apples" are all 12.
     Number,
-    /// Compared as a normalized whole-word phrase ("Paris" matches "The capital is Paris.").
+    /// One of the options the question names ("Which is larger, 48 or 84?").
+    Choice,
+    /// A phrase ("Paris" in "The capital is Paris.").
     Text,
-    /// Decided by the first yes/no (or true/false) word. Serialized as "yes-no".
+    /// What the reply asserts about the question's claim. Serialized as "yes-no".
     YesNo,
+}
+
+impl AnswerKind {
+    pub fn parse(s: &str) -> Option<Self> {
+        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+    }
 }
 
 /// One question with the answers we accept as exactly correct.
@@ -26,6 +34,30 @@ pub struct Task {
     /// Equivalent correct forms (e.g. "8" and "eight"); any one of them counts.
     pub answers: Vec<String>,
     pub kind: AnswerKind,
+    /// For a word problem, the arithmetic that solves it ("3 * 6 - 5"): a test recomputes
+    /// the answer from it and checks that its numbers come from the question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work: Option<String>,
+}
+
+/// The accuracy of guessing uniformly among the answers a task offers: 1/2 for yes/no, 1/n
+/// for a choice among n options; `None` when the answer is open (a number or a phrase).
+pub fn chance(task: &Task) -> Option<f64> {
+    match task.kind {
+        AnswerKind::YesNo => Some(0.5),
+        AnswerKind::Choice => {
+            let n = super::answer::choice_options(&task.question).len();
+            (n > 0).then(|| 1.0 / n as f64)
+        }
+        AnswerKind::Number | AnswerKind::Text => None,
+    }
+}
+
+/// The chance accuracy of a set of tasks (a category): the mean of [`chance`], or `None` when
+/// any task's answer is open.
+pub fn chance_baseline(tasks: &[Task]) -> Option<f64> {
+    let each: Option<Vec<f64>> = tasks.iter().map(chance).collect();
+    each.filter(|e| !e.is_empty()).map(|e| e.iter().sum::<f64>() / e.len() as f64)
 }
 
 /// The task set compiled into the binary, so the web app needs no extra download for Lesson 3.
@@ -85,12 +117,23 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
-    const KNOWN: [&str; 7] = ["arithmetic", "capitals", "comparison", "facts", "units", "word-problems", "yes-no"];
+    const KNOWN: [&str; 10] = [
+        "arithmetic",
+        "capitals",
+        "chains",
+        "comparison",
+        "facts",
+        "multi-digit",
+        "two-step",
+        "units",
+        "word-problems",
+        "yes-no",
+    ];
 
     #[test]
     fn bundled_tasks_parse_and_are_well_formed() {
         let tasks = bundled_tasks();
-        assert!(tasks.len() >= 60, "only {} tasks", tasks.len());
+        assert!(tasks.len() >= 120, "only {} tasks", tasks.len());
         let mut ids = HashSet::new();
         for t in &tasks {
             assert!(ids.insert(t.id.clone()), "duplicate id {}", t.id);
@@ -100,6 +143,12 @@ mod tests {
             assert!(t.answers.iter().all(|a| !a.trim().is_empty()), "{}: blank answer", t.id);
             if t.category == "yes-no" {
                 assert_eq!(t.kind, AnswerKind::YesNo, "{}", t.id);
+            }
+            if matches!(t.category.as_str(), "comparison" | "chains") {
+                assert_eq!(t.kind, AnswerKind::Choice, "{}", t.id);
+            }
+            if matches!(t.category.as_str(), "word-problems" | "two-step") {
+                assert!(t.work.is_some(), "{}: a word problem needs its work", t.id);
             }
         }
     }
@@ -132,23 +181,137 @@ mod tests {
 
     #[test]
     fn every_task_answer_round_trips_through_the_checker() {
-        use crate::reasoning::answer::{extract_answer, is_correct};
+        use crate::reasoning::answer::{check, choice_options, expected_key};
         for t in bundled_tasks() {
+            let key = expected_key(&t).unwrap_or_else(|| panic!("{}: no key for {:?}", t.id, t.answers[0]));
             for a in &t.answers {
-                let reply = format!("Let me think about it.\nAnswer: {a}");
-                let got = extract_answer(&reply).expect("has an answer line");
-                assert!(is_correct(&t, &got), "{}: accepted answer {a:?} was rejected", t.id);
+                let v = check(&t, &format!("Let me think about it.\nAnswer: {a}"));
+                assert!(v.correct, "{}: accepted answer {a:?} was rejected ({v:?})", t.id);
+                assert_eq!(v.canonical.as_deref(), Some(key.as_str()), "{}: {a:?}", t.id);
             }
             let wrong = match t.kind {
-                AnswerKind::Number => "Answer: 987654".to_string(),
-                AnswerKind::Text => "Answer: Atlantis".to_string(),
-                AnswerKind::YesNo => {
-                    if t.answers[0].eq_ignore_ascii_case("yes") { "Answer: No" } else { "Answer: Yes" }.to_string()
+                AnswerKind::Number => "987654".to_string(),
+                AnswerKind::Text => "Atlantis".to_string(),
+                AnswerKind::YesNo => if key == "yes" { "No" } else { "Yes" }.to_string(),
+                AnswerKind::Choice => {
+                    let options = choice_options(&t.question);
+                    assert!(options.len() >= 2, "{}: options {options:?}", t.id);
+                    options.into_iter().find(|o| check(&t, o).canonical.as_deref() != Some(key.as_str())).unwrap()
                 }
             };
-            let got = extract_answer(&wrong).unwrap();
-            assert!(!is_correct(&t, &got), "{}: wrong answer {wrong:?} was accepted", t.id);
+            let v = check(&t, &format!("Answer: {wrong}"));
+            assert!(!v.correct && v.canonical.is_some(), "{}: wrong answer {wrong:?} gave {v:?}", t.id);
         }
+    }
+
+    /// `expr` with + - * / and the usual precedence (the tasks' work and questions need no
+    /// parentheses).
+    fn evaluate(expr: &str) -> f64 {
+        let terms = expr.replace(" - ", " + -1 * ");
+        terms
+            .split(" + ")
+            .map(|term| {
+                let toks: Vec<&str> = term.split_whitespace().collect();
+                let mut v: f64 = toks[0].parse().unwrap();
+                for pair in toks[1..].chunks(2) {
+                    let x: f64 = pair[1].parse().unwrap();
+                    v = if pair[0] == "*" { v * x } else { v / x };
+                }
+                v
+            })
+            .sum()
+    }
+
+    fn answer_value(t: &Task) -> f64 {
+        t.answers[0].replace(',', "").parse().unwrap_or_else(|_| panic!("{}: {:?}", t.id, t.answers[0]))
+    }
+
+    #[test]
+    fn arithmetic_answers_are_recomputed_from_the_question() {
+        for t in bundled_tasks().iter().filter(|t| matches!(t.category.as_str(), "arithmetic" | "multi-digit")) {
+            let expr = t
+                .question
+                .trim_start_matches("What is ")
+                .trim_end_matches('?')
+                .replace(',', "")
+                .replace(" multiplied by ", " * ")
+                .replace(" times ", " * ")
+                .replace(" divided by ", " / ")
+                .replace("  plus ", " + ")
+                .replace(" plus ", " + ");
+            // "15 times 4, plus 7" reads left to right, as precedence does here.
+            assert_eq!(evaluate(&expr), answer_value(t), "{}: {expr}", t.id);
+        }
+    }
+
+    #[test]
+    fn word_problem_answers_follow_from_their_work() {
+        use crate::reasoning::lexer::numbers_in;
+        for t in bundled_tasks().iter().filter(|t| t.work.is_some()) {
+            let work = t.work.as_deref().unwrap();
+            assert_eq!(evaluate(work), answer_value(t), "{}: {work}", t.id);
+            let asked = numbers_in(&t.question);
+            for v in numbers_in(work) {
+                // "twice" is the one number a question spells as neither digits nor a number word.
+                let spelled = v == 2.0 && t.question.contains("twice");
+                assert!(asked.contains(&v) || spelled, "{}: {v} is not in the question", t.id);
+            }
+        }
+    }
+
+    #[test]
+    fn comparison_answers_are_the_extreme_option() {
+        use crate::reasoning::answer::choice_options;
+        for t in bundled_tasks().iter().filter(|t| t.category == "comparison") {
+            let values: Vec<f64> = choice_options(&t.question).iter().map(|o| o.parse().unwrap()).collect();
+            let larger = ["larger", "largest"].iter().any(|w| t.question.contains(w));
+            let pick = values.iter().copied().fold(values[0], |a, b| if (b > a) == larger { b } else { a });
+            assert_eq!(pick, answer_value(t), "{}", t.id);
+        }
+    }
+
+    #[test]
+    fn chain_answers_follow_from_the_stated_order() {
+        use crate::reasoning::answer::choice_options;
+        const MORE: [&str; 5] = ["taller", "older", "heavier", "faster", "longer"];
+        const LESS: [&str; 5] = ["shorter", "younger", "lighter", "slower", "shorter"];
+        for t in bundled_tasks().iter().filter(|t| t.category == "chains") {
+            let options = choice_options(&t.question);
+            let (facts, asked) = t.question.rsplit_once(". ").unwrap();
+            // rank[o] = how many options o is known to exceed, through the chain.
+            let mut above: Vec<(String, String)> = Vec::new();
+            for fact in facts.split(". ") {
+                let w: Vec<&str> =
+                    fact.split_whitespace().filter(|w| !matches!(*w, "a" | "the" | "A" | "The")).collect();
+                let (x, cmp, y) = (w[0].to_lowercase(), w[2], w[4].trim_end_matches('.').to_lowercase());
+                if MORE.contains(&cmp) {
+                    above.push((x, y));
+                } else {
+                    assert!(LESS.contains(&cmp), "{}: {cmp}", t.id);
+                    above.push((y, x));
+                }
+            }
+            let beats = |o: &str| above.iter().filter(|(x, _)| x == o).count();
+            let loses = |o: &str| above.iter().filter(|(_, y)| y == o).count();
+            let wants_most = ["tallest", "oldest", "heaviest", "fastest", "longest"].iter().any(|w| asked.contains(w));
+            let top: Vec<&String> = options
+                .iter()
+                .filter(|o| if wants_most { loses(&o.to_lowercase()) == 0 } else { beats(&o.to_lowercase()) == 0 })
+                .collect();
+            assert_eq!(top.len(), 1, "{}: {top:?}", t.id);
+            assert_eq!(top[0], &t.answers[0], "{}", t.id);
+        }
+    }
+
+    #[test]
+    fn chance_baselines_by_kind() {
+        let tasks = bundled_tasks();
+        let of = |c: &str| chance_baseline(&select(&tasks, Some(c), None, None));
+        assert_eq!(of("yes-no"), Some(0.5));
+        assert_eq!(of("capitals"), None);
+        let cmp = of("comparison").unwrap();
+        assert!(cmp > 1.0 / 3.0 && cmp < 0.5, "{cmp}"); // two-option items and two three-option ones
+        assert_eq!(chance_baseline(&[]), None);
     }
 
     #[test]
