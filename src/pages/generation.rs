@@ -6,8 +6,9 @@ use crate::bridge::{Bridge, ModelStatus};
 use crate::components::lesson1::{
     candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
     formula::Formula, live::Live, notices::Notices, readout::Readout, sample::Sample,
-    stages::Stages, stepper::Stepper, strip::TokenStrip, url,
+    stages::Stages, stepper::Stepper, strip::TokenStrip,
 };
+use crate::components::address_bar as url;
 use crate::components::prose::Prose;
 use crate::lessons::Lesson;
 use crate::markdown::exercises;

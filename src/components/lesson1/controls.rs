@@ -2,7 +2,7 @@
 //! each with its label, its live value and what its end of the range means.
 
 use super::live::Live;
-use super::settings::{self, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P};
+use crate::components::settings_query::{self, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P};
 use crate::components::field::{Slider, WholeNumber};
 use engine::SamplerSettings;
 use leptos::prelude::*;
@@ -68,7 +68,7 @@ pub fn Controls() -> impl IntoView {
                     type="button"
                     data-testid="reset"
                     on:click=move |_| {
-                        s.set(settings::defaults());
+                        s.set(settings_query::defaults());
                         lesson.shown.set(20);
                     }
                 >

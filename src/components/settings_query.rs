@@ -3,7 +3,7 @@
 //! link reproduces what the learner saw. A bad value in a link is clamped or replaced, and
 //! each change is reported as a notice rather than silently applied.
 
-use crate::components::sampler_controls::MAX_SEED;
+use crate::playground::controls::MAX_SEED;
 use engine::SamplerSettings;
 
 pub const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";

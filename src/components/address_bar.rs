@@ -2,7 +2,7 @@
 //! written back (replacing the history entry, not adding one) a moment after the learner
 //! changes them, so that copying the link reproduces what is on the screen.
 
-use super::settings::{from_query, to_query, FromUrl};
+use super::settings_query::{from_query, to_query, FromUrl};
 use crate::lessons::Lesson;
 use engine::SamplerSettings;
 use leptos::prelude::*;

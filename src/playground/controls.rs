@@ -1,7 +1,7 @@
 //! The generation settings as labelled, keyboard-operable controls. Every setting the
 //! engine applies is shown: nothing hidden changes the result.
 
-use super::field::{Slider, WholeNumber};
+use crate::components::field::{Slider, WholeNumber};
 use engine::SamplerSettings;
 use leptos::prelude::*;
 

@@ -2,7 +2,7 @@
 
 use crate::app::set_title;
 use crate::bridge::{Bridge, ModelStatus};
-use crate::components::sampler_controls::{playground_defaults, SamplerControls};
+use super::controls::{playground_defaults, SamplerControls};
 use crate::protocol::{Request, Response};
 use engine::StopReason;
 use leptos::prelude::*;
