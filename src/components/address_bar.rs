@@ -1,9 +1,8 @@
-//! The lesson's settings and prompt in the address bar: read when the page opens, and
-//! written back (replacing the history entry, not adding one) a moment after the learner
-//! changes them, so that copying the link reproduces what is on the screen.
+//! A page's settings and prompt in the address bar: read when the page opens, and written
+//! back (replacing the history entry, not adding one) a moment after the learner changes
+//! them, so that copying the link reproduces what is on the screen.
 
-use super::settings_query::{from_query, to_query, FromUrl};
-use crate::lessons::Lesson;
+use super::settings_query::{from_query, FromUrl};
 use engine::SamplerSettings;
 use leptos::prelude::*;
 use std::time::Duration;
@@ -13,14 +12,20 @@ use wasm_bindgen::JsValue;
 /// history updates that come too fast.
 const SETTLE: Duration = Duration::from_millis(250);
 
-pub fn read() -> FromUrl {
-    from_query(&window().location().search().unwrap_or_default())
+/// The query of the address, over the page's `start` settings and `default_prompt`.
+pub fn read(start: SamplerSettings, default_prompt: &str) -> FromUrl {
+    from_query(
+        &window().location().search().unwrap_or_default(),
+        start,
+        default_prompt,
+    )
 }
 
-pub fn keep(settings: RwSignal<SamplerSettings>, prompt: RwSignal<String>) {
+/// Keeps the query of page `path` equal to what `query` computes (a reactive closure).
+pub fn keep(path: String, query: impl Fn() -> String + 'static) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |first: Option<()>| {
-        let query = to_query(&settings.get(), &prompt.get());
+        let query = query();
         // The address stays as it came until the learner changes something.
         if first.is_none() {
             return;
@@ -28,21 +33,18 @@ pub fn keep(settings: RwSignal<SamplerSettings>, prompt: RwSignal<String>) {
         if let Some(handle) = pending.get_value() {
             handle.clear();
         }
-        pending.set_value(set_timeout_with_handle(move || write(&query), SETTLE).ok());
+        let path = path.clone();
+        pending.set_value(set_timeout_with_handle(move || write(&path, &query), SETTLE).ok());
     });
 }
 
-fn write(query: &str) {
+fn write(path: &str, query: &str) {
     let location = window().location();
     // The learner may have gone to another page meanwhile.
-    if location.pathname().ok() != Some(Lesson::Generation.path()) {
+    if location.pathname().ok().as_deref() != Some(path) {
         return;
     }
-    let url = format!(
-        "{}?{query}{}",
-        Lesson::Generation.path(),
-        location.hash().unwrap_or_default()
-    );
+    let url = format!("{path}?{query}{}", location.hash().unwrap_or_default());
     if let Ok(history) = window().history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }

@@ -3,17 +3,22 @@
 
 use crate::app::set_title;
 use crate::bridge::{Bridge, ModelStatus};
+use crate::components::address_bar as url;
 use crate::components::lesson1::{
     candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
     formula::Formula, live::Live, notices::Notices, readout::Readout, sample::Sample,
     stages::Stages, stepper::Stepper, strip::TokenStrip,
 };
-use crate::components::address_bar as url;
 use crate::components::prose::Prose;
+use crate::components::settings_query::to_query;
 use crate::lessons::Lesson;
 use crate::markdown::exercises;
 use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
+use engine::SamplerSettings;
 use leptos::prelude::*;
+
+/// The lesson's prompt when its link names none.
+const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";
 
 #[component]
 pub fn GenerationPage() -> impl IntoView {
@@ -27,9 +32,15 @@ pub fn GenerationPage() -> impl IntoView {
     };
 
     let bridge = expect_context::<Bridge>();
-    let live = Live::new(bridge, url::read());
+    let live = Live::new(
+        bridge,
+        url::read(SamplerSettings::default(), DEFAULT_PROMPT),
+    );
     provide_context(live);
-    url::keep(live.settings, live.prompt);
+    let (settings, prompt) = (live.settings, live.prompt);
+    url::keep(Lesson::Generation.path(), move || {
+        to_query(&settings.get(), &prompt.get())
+    });
     // Whenever the model is ready: at once, or after a restarted worker has reloaded it.
     Effect::new(move |_| {
         if matches!(bridge.status().get(), ModelStatus::Ready(_)) {

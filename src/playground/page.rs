@@ -1,210 +1,232 @@
-//! `/playground`: a prompt, every generation setting, and the streamed answer with its speed.
+//! `/playground`: a conversation (or raw text) with every setting the engine has, each
+//! token's probabilities and alternatives, branches, and the conversation saved as JSON.
+//! The settings and the first prompt live in the link.
 
+use super::chat::Chat;
+use super::controls::SamplerControls;
+use super::link::{from_link, to_link, Setup};
+use super::presets::playground_defaults;
+use super::saved::{from_json, to_json};
+use super::transcript::Transcript;
 use crate::app::set_title;
-use crate::bridge::{Bridge, ModelStatus};
-use super::controls::{playground_defaults, SamplerControls};
-use crate::protocol::{Request, Response};
-use engine::StopReason;
+use crate::bridge::Bridge;
+use crate::components::address_bar;
+use crate::components::lesson3::export::download;
+use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use leptos::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
-/// Live speed: tokens after the first, over the engine's time for them (the first one's
-/// time is mostly the prompt, which the summary reports separately).
-#[derive(Debug, Clone, Copy, Default)]
-struct Speed {
-    tokens: usize,
-    decode_tokens: usize,
-    decode_ms: f64,
-}
-
-impl Speed {
-    fn add(&mut self, ms: f64) {
-        if self.tokens > 0 {
-            self.decode_tokens += 1;
-            self.decode_ms += ms;
-        }
-        self.tokens += 1;
-    }
-
-    fn text(&self) -> String {
-        let rate = match self.decode_ms > 0.0 {
-            true => format!("{:.1}", self.decode_tokens as f64 * 1000.0 / self.decode_ms),
-            false => "–".into(),
-        };
-        format!("{} tokens · {rate} tokens/s", self.tokens)
-    }
-}
+const PATH: &str = "/playground";
 
 #[component]
 pub fn Playground() -> impl IntoView {
     set_title("Playground");
     let bridge = expect_context::<Bridge>();
-    let prompt = RwSignal::new(String::new());
-    let chat = RwSignal::new(true);
-    let settings = RwSignal::new(playground_defaults());
-    let max_tokens = RwSignal::new(128usize);
-    let output = RwSignal::new(String::new());
-    let speed = RwSignal::new(Speed::default());
-    let summary = RwSignal::new(None::<String>);
-    let problem = RwSignal::new(None::<String>);
-    // The running request's id, 0 while none runs.
-    let running = RwSignal::new(0u32);
-    let ready = move || matches!(bridge.status().get(), ModelStatus::Ready(_));
-
-    let generate = move || {
-        // A second press before the button is disabled (effects run a tick later) is ignored.
-        if running.get_untracked() != 0 {
-            return;
-        }
-        let text = prompt.get_untracked();
-        if text.trim().is_empty() {
-            problem.set(Some(
-                "Type a prompt first: the model needs some text to answer or continue.".into(),
-            ));
-            return;
-        }
-        problem.set(None);
-        summary.set(None);
-        output.set(String::new());
-        speed.set(Speed::default());
-        let request = Request::Generate {
-            prompt: text,
-            chat: chat.get_untracked(),
-            settings: settings.get_untracked(),
-            max_tokens: max_tokens.get_untracked(),
-        };
-        // The page may be left mid-generation: the signals may be gone when a token arrives.
-        let id = bridge.send(request, move |response| match response {
-            Response::Token { piece, ms, .. } => {
-                output.try_update(|o| o.push_str(&piece));
-                speed.try_update(|s| s.add(ms));
-            }
-            Response::Done {
-                tokens,
-                ttft_ms,
-                prefill_tps,
-                decode_tps,
-                stop,
-                ..
-            } => {
-                running.try_set(0);
-                summary.try_set(Some(summarise(
-                    tokens,
-                    ttft_ms,
-                    prefill_tps,
-                    decode_tps,
-                    stop,
-                )));
-            }
-            Response::Error { message } => {
-                running.try_set(0);
-                problem.try_set(Some(message));
-            }
-            _ => {}
-        });
-        // If the request could not even be sent, its handler has already said so.
-        if problem.get_untracked().is_none() {
-            running.set(id);
-        }
-    };
-    let stop = move || {
-        let id = running.get_untracked();
-        if id != 0 {
-            bridge.cancel(id);
-        }
-    };
+    let (setup, link_notices) = from_link(
+        &window().location().search().unwrap_or_default(),
+        Setup::new(playground_defaults()),
+    );
+    let notices = RwSignal::new(link_notices);
+    let chat = Chat::new(bridge, setup);
+    provide_context(chat);
+    address_bar::keep(PATH.into(), move || to_link(&chat.setup()));
     on_cleanup(move || {
-        if let Some(id) = running.try_get_untracked().filter(|&id| id != 0) {
+        if let Some(id) = chat.running.try_get_untracked().filter(|&id| id != 0) {
             bridge.cancel(id);
         }
     });
+    let ready = move || chat.ready();
+    let busy = move || chat.busy();
 
     view! {
         <article class="playground">
             <h1>"Playground"</h1>
             <p class="lead">
-                "Write a prompt, choose the settings, and watch the model answer one token at a time. Everything runs in this tab."
+                "Write a prompt, choose the settings, and watch the model answer one token at a time. Point at, focus or tap a token to see what else it could have been. Everything runs in this tab."
             </p>
+            {move || {
+                let list = notices.get();
+                (!list.is_empty()).then(|| view! {
+                    <div class="url-notice" role="status" data-testid="url-notice">
+                        <p>"This link's settings were adjusted:"</p>
+                        <ul>{list.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+                        <button type="button" on:click=move |_| notices.set(Vec::new())>"Dismiss"</button>
+                    </div>
+                })
+            }}
             <form
                 class="generate-form"
                 on:submit=move |ev| {
                     ev.prevent_default();
-                    generate();
+                    chat.generate();
                 }
             >
-                <label for="prompt">"Prompt"</label>
+                <fieldset class="mode">
+                    <legend>"The prompt is"</legend>
+                    <label>
+                        <input type="radio" name="mode" data-testid="mode-chat" disabled=busy prop:checked=move || chat.chat.get() on:change=move |_| chat.chat.set(true)/>
+                        " a chat message: the model answers as an assistant"
+                    </label>
+                    <label>
+                        <input type="radio" name="mode" data-testid="mode-raw" disabled=busy prop:checked=move || !chat.chat.get() on:change=move |_| chat.chat.set(false)/>
+                        " raw text: the model continues it. Written-out control tokens such as <|im_start|> count as such, so you can write the chat template yourself."
+                    </label>
+                </fieldset>
+                <Show when=move || chat.chat.get()>
+                    <div class="system">
+                        <label for="system-prompt">"System prompt"</label>
+                        <textarea
+                            id="system-prompt"
+                            data-testid="system-prompt"
+                            rows="2"
+                            aria-describedby="system-prompt-hint"
+                            prop:value=move || chat.system.get()
+                            on:input=move |ev| chat.system.set(event_target_value(&ev))
+                        ></textarea>
+                        <small id="system-prompt-hint">
+                            {move || if chat.system.with(String::is_empty) {
+                                "None: the conversation has no system turn."
+                            } else if chat.system.with(|s| s == DEFAULT_SYSTEM_PROMPT) {
+                                "The model's default, which its chat template adds when a conversation has none."
+                            } else {
+                                "Your own: it replaces the model's default."
+                            }}
+                        </small>
+                        <div class="row">
+                            <button type="button" data-testid="system-default" on:click=move |_| chat.system.set(DEFAULT_SYSTEM_PROMPT.into())>"Model default"</button>
+                            <button type="button" data-testid="system-none" on:click=move |_| chat.system.set(String::new())>"None"</button>
+                        </div>
+                    </div>
+                </Show>
+                <label for="prompt">{move || if chat.chat.get() { "First message" } else { "Text" }}</label>
                 <textarea
                     id="prompt"
                     data-testid="prompt"
                     rows="4"
                     placeholder="What is the capital of France?"
                     aria-describedby="prompt-hint"
-                    prop:value=move || prompt.get()
-                    on:input=move |ev| prompt.set(event_target_value(&ev))
+                    prop:value=move || chat.prompt.get()
+                    on:input=move |ev| chat.prompt.set(event_target_value(&ev))
                     on:keydown=move |ev| {
                         if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                             ev.prevent_default();
-                            generate();
+                            chat.generate();
                         }
                     }
                 ></textarea>
-                <small id="prompt-hint">"Ctrl+Enter generates."</small>
-                <fieldset class="mode">
-                    <legend>"The prompt is"</legend>
-                    <label>
-                        <input type="radio" name="mode" data-testid="mode-chat" prop:checked=move || chat.get() on:change=move |_| chat.set(true)/>
-                        " a chat message: the model answers as an assistant"
-                    </label>
-                    <label>
-                        <input type="radio" name="mode" data-testid="mode-raw" prop:checked=move || !chat.get() on:change=move |_| chat.set(false)/>
-                        " raw text: the model continues it. Written-out control tokens such as <|im_start|> count as such, so you can write the chat template yourself."
-                    </label>
-                </fieldset>
-                <SamplerControls settings=settings max_tokens=max_tokens/>
+                <small id="prompt-hint">"Generate starts the conversation from this message (Ctrl+Enter); the reply box below goes on with it."</small>
+                <SamplerControls settings=chat.settings max_tokens=chat.max_tokens stop=chat.stop/>
                 <div class="actions">
-                    <button type="submit" data-testid="generate" disabled=move || !ready() || running.get() != 0>
+                    <button type="submit" data-testid="generate" disabled=move || !ready() || busy()>
                         "Generate"
                     </button>
-                    <button type="button" data-testid="stop" disabled=move || running.get() == 0 on:click=move |_| stop()>
+                    <button type="button" data-testid="stop" disabled=move || !busy() on:click=move |_| chat.stop_running()>
                         "Stop"
                     </button>
                     <output data-testid="tokens-per-second" class="speed" aria-label="Generation speed">
-                        {move || speed.get().text()}
+                        {move || chat.speed.get().text()}
                     </output>
                 </div>
                 <Show when=move || !ready()>
                     <p class="hint">"Generate is available once the model is ready (see above)."</p>
                 </Show>
             </form>
-            {move || problem.get().map(|p| view! { <p class="error" role="alert" data-testid="playground-error">{p}</p> })}
-            <section class="answer" aria-label="Output">
-                <h2>"Output"</h2>
-                <div class="output" data-testid="output" aria-busy=move || (running.get() != 0).to_string()>
-                    {move || output.get()}
+            {move || chat.problem.get().map(|p| view! { <p class="error" role="alert" data-testid="playground-error">{p}</p> })}
+            <div class="view-options">
+                <label>
+                    <input type="checkbox" data-testid="colour-tokens" prop:checked=move || chat.colour.get()
+                        on:change=move |ev| chat.colour.set(event_target_checked(&ev))/>
+                    " Colour each token by the probability it was drawn with"
+                </label>
+                <span class="legend" aria-hidden="true">
+                    <span class="ptok p0">"0–20%"</span><span class="ptok p1">"–40%"</span><span class="ptok p2">"–60%"</span><span class="ptok p3">"–80%"</span><span class="ptok p4">"–100%"</span>
+                </span>
+            </div>
+            <Transcript/>
+            <Show when=move || chat.full.get()>
+                <div class="context-full" role="alert" data-testid="context-full">
+                    <p>
+                        {move || format!(
+                            "This conversation has reached the page's context of {} tokens: the model cannot read more of it. Export it to keep it, then start a new one.",
+                            chat.context_cap().unwrap_or_default()
+                        )}
+                    </p>
+                    <button type="button" data-testid="new-conversation" on:click=move |_| chat.start_over()>"Start a new conversation"</button>
                 </div>
-                {move || summary.get().map(|s| view! { <p class="summary" data-testid="summary" role="status">{s}</p> })}
-            </section>
+            </Show>
+            <Show when=move || chat.chat.get() && chat.conversation.with(|c| !c.exchanges.is_empty())>
+                <form class="reply" on:submit=move |ev| {
+                    ev.prevent_default();
+                    chat.send_reply();
+                }>
+                    <label for="reply">"Your reply"</label>
+                    <textarea id="reply" data-testid="reply" rows="2"
+                        prop:value=move || chat.reply.get()
+                        on:input=move |ev| chat.reply.set(event_target_value(&ev))
+                        on:keydown=move |ev| {
+                            if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                                ev.prevent_default();
+                                chat.send_reply();
+                            }
+                        }
+                    ></textarea>
+                    <button type="submit" data-testid="send" disabled=move || !ready() || busy()>"Send"</button>
+                </form>
+            </Show>
+            <SaveLoad/>
         </article>
     }
 }
 
-fn summarise(
-    tokens: usize,
-    ttft_ms: f64,
-    prefill_tps: f64,
-    decode_tps: f64,
-    stop: StopReason,
-) -> String {
-    let why = match stop {
-        StopReason::EndOfTurn => "the model ended its answer",
-        StopReason::MaxTokens => "the maximum number of tokens was reached",
-        StopReason::Cancelled => "stopped by you",
-        StopReason::ContextFull => "the context is full",
+/// Export the conversation with its settings as JSON; Import loads such a file back.
+#[component]
+fn SaveLoad() -> impl IntoView {
+    let chat = expect_context::<Chat>();
+    let message = RwSignal::new(None::<(bool, String)>);
+    let export = move |_| {
+        let json = to_json(&chat.setup(), &chat.conversation.get_untracked());
+        message.set(
+            match download("playground-conversation.json", "application/json", &json) {
+                Ok(()) => None,
+                Err(e) => Some((false, format!("The download failed: {e}"))),
+            },
+        );
     };
-    if ttft_ms > 0.0 {
-        format!(
-            "{tokens} tokens; {why}. First token after {ttft_ms:.0} ms; prompt read at {prefill_tps:.0} tokens/s; answer written at {decode_tps:.1} tokens/s."
-        )
-    } else {
-        format!("{tokens} tokens; {why}.")
+    let import = move |ev: web_sys::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|files| files.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        wasm_bindgen_futures::spawn_local(async move {
+            let text = JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|t| t.as_string());
+            let result = match text {
+                None => Err("The file could not be read as text.".to_string()),
+                Some(text) => from_json(&text),
+            };
+            match result {
+                Ok((setup, conversation)) => {
+                    chat.load(setup, conversation);
+                    message.try_set(Some((true, format!("Loaded {}.", file.name()))));
+                }
+                Err(e) => {
+                    message.try_set(Some((false, e)));
+                }
+            }
+        });
+    };
+    view! {
+        <section class="save-load" aria-label="Save and load">
+            <button type="button" data-testid="export" on:click=export>"Export conversation (JSON)"</button>
+            <label for="import" class="button-like">"Import a conversation"</label>
+            <input id="import" data-testid="import" type="file" accept=".json,application/json"
+                disabled=move || chat.busy() on:change=import/>
+            {move || message.get().map(|(ok, text)| view! {
+                <p class=if ok { "hint" } else { "error" } role=if ok { "status" } else { "alert" } data-testid="import-message">{text}</p>
+            })}
+        </section>
     }
 }

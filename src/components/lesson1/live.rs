@@ -5,8 +5,8 @@
 //! takes the worker's session stops whichever request held it.
 
 use super::{sample::SampleResult, snapshot::Snapshot};
-use crate::components::settings_query::FromUrl;
 use crate::bridge::Bridge;
+use crate::components::settings_query::FromUrl;
 use crate::protocol::{Request, Response};
 use engine::SamplerSettings;
 use leptos::prelude::*;

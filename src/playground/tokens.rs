@@ -1,0 +1,134 @@
+//! An answer as its tokens, each coloured (an option) by the probability it had when drawn,
+//! and the open token's alternatives: the ten most likely candidates with their final
+//! probabilities and the stage that cut each. Choosing one branches the answer there.
+//! Tokens take focus (Tab), and the alternatives' region is announced as it changes.
+
+use super::chat::Chat;
+use super::conversation::Token;
+use crate::components::lesson1::format::prob;
+use crate::components::lesson1::token_text::visible;
+use leptos::prelude::*;
+
+/// Five colour bands, one per fifth of probability.
+fn band(p: f32) -> usize {
+    ((p * 5.0).floor() as usize).min(4)
+}
+
+/// The tokens of exchange `j`'s answer.
+pub fn answer_tokens(chat: Chat, j: usize) -> impl IntoView {
+    let tokens = move || {
+        chat.conversation.with(|c| {
+            c.exchanges
+                .get(j)
+                .map(|e| {
+                    e.answer()
+                        .tokens
+                        .iter()
+                        .cloned()
+                        .enumerate()
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <For
+            each=tokens
+            key=|(i, t)| (*i, t.id, t.prob.to_bits())
+            children=move |(i, t): (usize, Token)| token(chat, j, i, t)
+        />
+    }
+}
+
+fn token(chat: Chat, j: usize, i: usize, t: Token) -> impl IntoView {
+    let open = move || chat.open.get() == Some((j, i));
+    let class = move || {
+        let mut class = String::from("ptok");
+        if chat.colour.get() {
+            class += &format!(" p{}", band(t.prob));
+        }
+        if t.forced {
+            class += " forced";
+        }
+        if open() {
+            class += " open";
+        }
+        class
+    };
+    let show = move || chat.open.set(Some((j, i)));
+    view! {
+        <span
+            class=class
+            data-testid="token"
+            data-token-id=t.id
+            data-prob=t.prob
+            tabindex="0"
+            role="button"
+            aria-expanded=move || open().to_string()
+            aria-controls=format!("alternatives-{j}")
+            on:focus=move |_| show()
+            on:mouseenter=move |_| show()
+            on:click=move |_| show()
+            on:keydown=move |ev| {
+                if ev.key() == "Escape" {
+                    chat.open.set(None);
+                }
+            }
+        >
+            {t.piece}
+        </span>
+    }
+}
+
+/// The open token's alternatives, if it is in exchange `j`'s answer. The region is always
+/// there, so that screen readers announce what appears in it.
+pub fn alternatives(chat: Chat, j: usize) -> impl IntoView {
+    let opened = move || {
+        let (oj, i) = chat.open.get()?;
+        if oj != j {
+            return None;
+        }
+        chat.conversation
+            .with(|c| c.exchanges.get(j)?.answer().tokens.get(i).cloned())
+            .map(|t| (i, t))
+    };
+    view! {
+        <div class="alternatives" id=format!("alternatives-{j}") role="region" aria-live="polite" aria-label="The chosen token's alternatives">
+            {move || opened().map(|(i, t)| {
+                let drawn = t.id;
+                let how = if t.forced { "placed by you" } else { "drawn" };
+                view! {
+                    <p>
+                        {format!("“{}” was {how} with probability {}. ", visible(&t.piece), prob(t.prob as f64))}
+                        "The most likely candidates, with their final probabilities (0 once a stage cut them). Choose one to branch the answer there:"
+                    </p>
+                    <ol data-testid="alternatives">
+                        {t.alternatives.into_iter().map(|a| {
+                            let cut = match a.cut_by {
+                                Some(stage) => format!("cut by {}", stage.name()),
+                                None if a.token == drawn => how.to_string(),
+                                None => "kept".to_string(),
+                            };
+                            let label = format!("{} · {} · {}", visible(&a.text), prob(a.final_prob as f64), cut);
+                            view! {
+                                <li>
+                                    <button
+                                        type="button"
+                                        data-testid="alternative"
+                                        data-token-id=a.token
+                                        data-prob=a.final_prob
+                                        disabled=move || a.token == drawn || chat.busy()
+                                        on:click=move |_| chat.choose(j, i, a.token)
+                                    >
+                                        {label}
+                                    </button>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ol>
+                    <button type="button" class="link" on:click=move |_| chat.open.set(None)>"Close"</button>
+                }
+            })}
+        </div>
+    }
+}
