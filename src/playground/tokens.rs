@@ -8,6 +8,7 @@ use super::conversation::Token;
 use crate::components::lesson1::format::prob;
 use crate::components::lesson1::token_text::visible;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Five colour bands, one per fifth of probability.
 fn band(p: f32) -> usize {
@@ -66,17 +67,42 @@ fn token(chat: Chat, j: usize, i: usize, t: Token) -> impl IntoView {
             role="button"
             aria-expanded=move || open().to_string()
             aria-controls=format!("alternatives-{j}")
+            aria-describedby="token-help"
             on:focus=move |_| show()
             on:mouseenter=move |_| show()
             on:click=move |_| show()
-            on:keydown=move |ev| {
-                if ev.key() == "Escape" {
-                    chat.open.set(None);
+            on:keydown=move |ev| match ev.key().as_str() {
+                "Escape" => chat.open.set(None),
+                "Enter" | "ArrowDown" => {
+                    ev.prevent_default();
+                    focus_first_alternative(j);
                 }
+                _ => {}
             }
         >
             {t.piece}
         </span>
+    }
+}
+
+/// Moves the keyboard into exchange `j`'s alternatives: Tab from a token goes to the next
+/// token, which would open its own.
+fn focus_first_alternative(j: usize) {
+    let first = document()
+        .get_element_by_id(&format!("alternatives-{j}"))
+        .and_then(|region| region.query_selector("button:not([disabled])").ok().flatten())
+        .and_then(|button| button.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(button) = first {
+        let _ = button.focus();
+    }
+}
+
+/// How to use the tokens from the keyboard, read with each of them.
+pub fn token_help() -> impl IntoView {
+    view! {
+        <p id="token-help" class="sr-only">
+            "Each token of an answer shows its alternatives when focused; Enter moves to them, Escape closes them."
+        </p>
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::chat::Chat;
 use super::conversation::Footer;
-use super::tokens::{alternatives, answer_tokens};
+use super::tokens::{alternatives, answer_tokens, token_help};
 use crate::components::digits::grouped;
 use engine::StopReason;
 use leptos::prelude::*;
@@ -16,6 +16,7 @@ pub fn Transcript() -> impl IntoView {
     view! {
         <section class="transcript" aria-label="Conversation">
             <h2>"Conversation"</h2>
+            {token_help()}
             <For each=move || 0..count() key=|j| *j children=move |j| exchange(chat, j)/>
             <Show when=move || count() == 0>
                 <div class="output" data-testid="output"></div>

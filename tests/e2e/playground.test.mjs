@@ -171,6 +171,9 @@ test("a token's alternatives show on focus; choosing one branches the answer, an
   assert.ok(Math.abs(drawn.prob - old[2].prob) < 1e-6, "its final probability is the one it was drawn with");
   const other = alts.find((a) => !a.disabled);
   assert.ok(other, "another candidate to choose");
+  // Enter moves the keyboard from the token into its alternatives.
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), "alternative");
 
   await page.click(`${sel("alternative")}[data-token-id="${other.id}"]`);
   await idle();
