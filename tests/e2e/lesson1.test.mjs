@@ -356,6 +356,34 @@ test("a run from the prompt draws what the Playground generates with the same se
   await open();
 });
 
+test("the sliders stay in view while the candidates below them respond, at 1200 and 390 px", { timeout: 2 * MINUTE }, async () => {
+  await open();
+  const inView = (testid) =>
+    page.$eval(`[data-testid=${testid}]`, (el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
+    });
+  try {
+    for (const [width, height] of [[1200, 900], [390, 844]]) {
+      await page.setViewportSize({ width, height });
+      await set({ temperature: 0.8 });
+      await page.locator("[data-testid=prob-bar]").last().scrollIntoViewIfNeeded();
+      assert.ok(await inView("temperature"), `the temperature slider is on screen beside the last candidate (${width} px)`);
+      const before = (await bars()).map((b) => b.prob);
+      await page.focus("[data-testid=temperature]");
+      await page.keyboard.press("End");
+      await page.waitForFunction((old) => {
+        const now = [...document.querySelectorAll("[data-testid=prob-bar]")].map((el) => Number(el.dataset.prob));
+        return now.some((p, i) => p !== old[i]);
+      }, before);
+      assert.ok(await page.locator("[data-testid=prob-bar]").last().isVisible());
+      assert.ok(await inView("temperature"), `still on screen after the redraw (${width} px)`);
+    }
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
+
 test("the lesson fits a 390 px wide screen", { timeout: MINUTE }, async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   try {
