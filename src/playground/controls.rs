@@ -8,24 +8,12 @@ use super::presets::Preset;
 use crate::components::field::{Slider, WholeNumber};
 use crate::components::settings_query::{MIN_P, REPEAT_PENALTY, TEMPERATURE, TOP_K, TOP_P};
 use crate::protocol::MAX_STOP_SEQUENCES;
+use engine::sampler::CUT_ORDERS;
 use engine::{SamplerSettings, Stage};
 use leptos::prelude::*;
 
 /// Seeds stay below 2³² so that JavaScript numbers (the inputs, the tests) hold them exactly.
 pub const MAX_SEED: u64 = u32::MAX as u64;
-
-/// The six orders of the three cut stages.
-const ORDERS: [[Stage; 3]; 6] = {
-    use Stage::{MinP, TopK, TopP};
-    [
-        [TopK, TopP, MinP],
-        [TopK, MinP, TopP],
-        [TopP, TopK, MinP],
-        [TopP, MinP, TopK],
-        [MinP, TopK, TopP],
-        [MinP, TopP, TopK],
-    ]
-};
 
 /// Stop sequences as the box shows them: one a line, a line break written `\n`.
 pub fn stop_text(stop: &[String]) -> String {
@@ -133,12 +121,12 @@ pub fn SamplerControls(
                     prop:value=move || settings.with(|s| order_text(&s.order))
                     on:change=move |ev| {
                         let chosen = event_target_value(&ev);
-                        if let Some(order) = ORDERS.iter().find(|o| order_text(&o[..]) == chosen) {
+                        if let Some(order) = CUT_ORDERS.iter().find(|o| order_text(&o[..]) == chosen) {
                             settings.update(|s| s.order = order.to_vec());
                         }
                     }
                 >
-                    {ORDERS.map(|o| {
+                    {CUT_ORDERS.map(|o| {
                         let value = order_text(&o);
                         let label = o.map(Stage::name).join(" → ");
                         view! { <option value=value>{label}</option> }

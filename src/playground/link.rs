@@ -8,6 +8,7 @@ use crate::components::settings_query::{
 };
 use crate::protocol::MAX_STOP_SEQUENCES;
 use engine::chat::DEFAULT_SYSTEM_PROMPT;
+use engine::sampler::CUT_ORDERS;
 use engine::{SamplerSettings, Stage};
 use serde::{Deserialize, Serialize};
 
@@ -56,19 +57,10 @@ pub fn order_text(order: &[Stage]) -> String {
 }
 
 fn parse_order(text: &str) -> Option<Vec<Stage>> {
-    let order = text
-        .split(',')
-        .map(|name| {
-            [Stage::TopK, Stage::TopP, Stage::MinP]
-                .into_iter()
-                .find(|s| s.name() == name.trim())
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let s = SamplerSettings {
-        order: order.clone(),
-        ..SamplerSettings::default()
-    };
-    s.validate().ok().map(|_| order)
+    CUT_ORDERS
+        .iter()
+        .find(|o| order_text(&o[..]) == text)
+        .map(|o| o.to_vec())
 }
 
 /// Reads a query over `start`; returns the setup and a notice for each change.

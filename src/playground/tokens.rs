@@ -90,7 +90,12 @@ fn token(chat: Chat, j: usize, i: usize, t: Token) -> impl IntoView {
 fn focus_first_alternative(j: usize) {
     let first = document()
         .get_element_by_id(&format!("alternatives-{j}"))
-        .and_then(|region| region.query_selector("button:not([disabled])").ok().flatten())
+        .and_then(|region| {
+            region
+                .query_selector("button:not([disabled])")
+                .ok()
+                .flatten()
+        })
         .and_then(|button| button.dyn_into::<web_sys::HtmlElement>().ok());
     if let Some(button) = first {
         let _ = button.focus();
