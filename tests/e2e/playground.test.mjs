@@ -219,6 +219,27 @@ test("Export saves the conversation with its settings; Import loads it back; a b
   await page.screenshot({ path: join(ROOT, "docs/screenshot.png"), fullPage: true });
 });
 
+test("a reply past the page's context is refused and kept, the conversation says it is full and offers a new one", { timeout: MINUTE }, async () => {
+  await open();
+  await generate(QUESTION, 8);
+  const answer = await text("output");
+  // About 3,000 tokens: the conversation with it does not fit the page's 2,048. (Filling the
+  // context by generation would first read 2,000 tokens: a minute on a busy machine.)
+  const long = "one two three four five ".repeat(600);
+  await page.fill(sel("reply"), long);
+  await page.click(sel("send"));
+  await page.waitForSelector(sel("playground-error"));
+  assert.match(await text("playground-error"), /the prompt is \d+ tokens, and the context holds 2048/);
+  assert.match(await text("context-full"), /reached the page's context of 2048 tokens/);
+  assert.equal(await value("reply"), long, "the refused reply stays in its box");
+  assert.equal(await page.$$eval(sel("chat-turn"), (els) => els.length), 2, "the conversation is as it was");
+  assert.equal(await text("output"), answer);
+
+  await page.click(sel("new-conversation"));
+  assert.equal(await page.$$eval(sel("chat-turn"), (els) => els.length), 0);
+  assert.equal(await page.$(sel("context-full")), null);
+});
+
 test("no errors reached the console, and no request left the origin", () => {
   assert.deepEqual(session.consoleErrors, []);
   assert.deepEqual(session.foreign(), [], "no request left the origin");
