@@ -219,6 +219,36 @@ test("Export saves the conversation with its settings; Import loads it back; a b
   await page.screenshot({ path: join(ROOT, "docs/screenshot.png"), fullPage: true });
 });
 
+test("a stop sequence ends the answer; Edit replaces a message and drops what followed; raw text is continued", { timeout: 2 * MINUTE }, async () => {
+  await open();
+  await playgroundGreedy(page);
+  await page.fill(sel("stop-sequences"), "Paris");
+  await generate(QUESTION, 48);
+  assert.match(await text("summary"), /a stop sequence appeared/);
+  assert.match(await text("output"), /Paris$/);
+  await page.fill(sel("stop-sequences"), "");
+
+  await page.fill(sel("reply"), "And of Italy?");
+  await page.click(sel("send"));
+  await idle();
+  assert.equal(await page.$$eval(sel("chat-turn"), (els) => els.length), 4);
+  await page.click(`${sel("edit")} >> nth=0`);
+  await page.fill(sel("edit-text"), "What is the capital of Spain?");
+  await page.click(sel("edit-save"));
+  await idle();
+  assert.equal(await page.$$eval(sel("chat-turn"), (els) => els.length), 2, "the later exchange was dropped");
+  const spain = cli(["generate", "--prompt", "What is the capital of Spain?", "--temperature", "0", "--max-tokens", "48"]);
+  assert.equal(await text("output"), spain.text, "answered as a first message, with nothing after it");
+
+  await page.check(sel("mode-raw"));
+  assert.equal(await page.$(sel("system-prompt")), null, "raw text has no system prompt");
+  await generate("The capital of France is", 4);
+  assert.deepEqual(await page.$$eval(sel("chat-turn"), (els) => els.map((e) => e.dataset.role)), ["text", "assistant"]);
+  const raw = cli(["generate", "--raw", "--prompt", "The capital of France is", "--temperature", "0", "--max-tokens", "4"]);
+  assert.equal(await text("output"), raw.text);
+  await page.check(sel("mode-chat"));
+});
+
 test("a reply past the page's context is refused and kept, the conversation says it is full and offers a new one", { timeout: MINUTE }, async () => {
   await open();
   await generate(QUESTION, 8);
