@@ -6,8 +6,8 @@ use crate::bridge::{Bridge, ModelStatus};
 use crate::components::address_bar as url;
 use crate::components::lesson1::{
     candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
-    formula::Formula, live::Live, notices::Notices, readout::Readout, sample::Sample,
-    stages::Stages, stepper::Stepper, strip::TokenStrip,
+    formula::Formula, live::Live, mini::MiniLive, notices::Notices, readout::Readout,
+    sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip,
 };
 use crate::components::prose::Prose;
 use crate::components::settings_query::to_query;
@@ -53,7 +53,7 @@ pub fn GenerationPage() -> impl IntoView {
 
     view! {
         <article class="lesson" data-testid="lesson-generation">
-            <Prose html=before/>
+            {live_views(&before)}
             <section class="interactive lesson1" data-testid="interactive-generation" data-lesson="generation" aria-labelledby="tool-title">
                 <h2 id="tool-title">"Try it on the model"</h2>
                 <Notices/>
@@ -70,5 +70,27 @@ pub fn GenerationPage() -> impl IntoView {
             <Prose html=after/>
             <Exercises list=exercises/>
         </article>
+    }
+}
+
+/// Where the text says `<!-- live: NAME -->`: a small live view of that concept.
+const LIVE_MARKER: &str = "<!-- live: ";
+
+/// The lesson's text before its tool, with the small live views where it marks them.
+fn live_views(html: &str) -> impl IntoView {
+    let mut parts = html.split(LIVE_MARKER);
+    let first = parts.next().unwrap_or_default().to_string();
+    let rest = parts
+        .map(|part| {
+            let (name, text) = part.split_once(" -->").unwrap_or((part, ""));
+            view! {
+                <MiniLive concept=name.to_string()/>
+                <Prose html=text.to_string()/>
+            }
+        })
+        .collect_view();
+    view! {
+        <Prose html=first/>
+        {rest}
     }
 }

@@ -384,6 +384,22 @@ test("the sliders stay in view while the candidates below them respond, at 1200 
   }
 });
 
+test("each concept's section has a small live view that moves the tool's own settings", { timeout: MINUTE }, async () => {
+  await open();
+  const concepts = await page.$$eval("[data-testid=mini-live]", (els) => els.map((e) => e.dataset.concept));
+  assert.deepEqual(concepts, ["temperature", "cuts", "repetition", "seed"]);
+  await set({ "mini-temperature": 1.5 });
+  assert.equal(await page.inputValue("[data-testid=temperature]"), "1.5", "the tool's slider follows");
+  await set({ "mini-top-k": 3 });
+  assert.equal(await page.inputValue("[data-testid=top-k]"), "3");
+  // The small view lists the tool's own five most likely candidates, with their final probabilities.
+  const mini = await page.$$eval("[data-concept=cuts] [data-testid=mini-candidate]", (els) => els.map((e) => [Number(e.dataset.tokenId), Number(e.dataset.prob)]));
+  const tool = (await bars()).slice(0, 5).map((b) => [b.id, b.prob]);
+  assert.deepEqual(mini, tool);
+  assert.equal(mini.filter(([, p]) => p > 0).length, 3, "top-k = 3 leaves three");
+  await set({ "mini-temperature": 0.8, "mini-top-k": 40 });
+});
+
 test("the lesson fits a 390 px wide screen", { timeout: MINUTE }, async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   try {

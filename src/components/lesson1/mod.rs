@@ -10,6 +10,7 @@ pub mod exercises;
 pub mod format;
 pub mod formula;
 pub mod live;
+pub mod mini;
 pub mod notices;
 pub mod progress;
 pub mod readout;
