@@ -135,7 +135,7 @@ impl Chat {
     /// Starts the conversation again from the first prompt (Generate).
     pub fn generate(&self) {
         let text = self.prompt.get_untracked();
-        if self.refuse(&text) {
+        if self.running_now() || self.empty(&text) {
             return;
         }
         self.change(|c| {
@@ -147,7 +147,7 @@ impl Chat {
     /// Sends the reply box as the next user message.
     pub fn send_reply(&self) {
         let text = self.reply.get_untracked();
-        if self.refuse(&text) {
+        if self.running_now() || self.empty(&text) {
             return;
         }
         self.change(|c| c.ask(&text));
@@ -155,7 +155,7 @@ impl Chat {
 
     /// Replaces user message `j`, dropping what followed, and answers it.
     pub fn edit(&self, j: usize, text: String) {
-        if !self.refuse(&text) {
+        if !(self.running_now() || self.empty(&text)) {
             self.change(|c| c.edit(j, &text));
         }
     }
@@ -163,7 +163,7 @@ impl Chat {
     /// A new answer to exchange `j`, drawn with the next seed (shown in its box: the same
     /// seed would draw the same answer); the old answer stays reachable.
     pub fn regenerate(&self, j: usize) {
-        if !self.refuse("-") {
+        if !self.running_now() {
             self.settings.update(|s| {
                 s.seed = if s.seed >= super::controls::MAX_SEED {
                     0
@@ -180,14 +180,14 @@ impl Chat {
 
     /// More tokens of exchange `j`'s answer.
     pub fn go_on(&self, j: usize) {
-        if !self.refuse("-") {
+        if !self.running_now() {
             self.change(|_| j);
         }
     }
 
     /// Branches exchange `j`'s answer at token `i`, with `token` in its place.
     pub fn choose(&self, j: usize, i: usize, token: u32) {
-        if self.refuse("-") {
+        if self.running_now() {
             return;
         }
         self.open.set(None);
@@ -221,19 +221,21 @@ impl Chat {
         }
     }
 
-    /// True (with a message) when a request cannot start: one runs, or `text` is empty.
-    fn refuse(&self, text: &str) -> bool {
-        // A second press before the buttons are disabled (effects run a tick later) is ignored.
-        if self.running.get_untracked() != 0 {
-            return true;
-        }
-        if text.trim().is_empty() {
+    /// A request runs: a second press before the buttons are disabled (effects run a tick
+    /// later) is ignored.
+    fn running_now(&self) -> bool {
+        self.running.get_untracked() != 0
+    }
+
+    /// An empty message gets a message rather than a request.
+    fn empty(&self, text: &str) -> bool {
+        let empty = text.trim().is_empty();
+        if empty {
             self.problem.set(Some(
                 "Type a prompt first: the model needs some text to answer or continue.".into(),
             ));
-            return true;
         }
-        false
+        empty
     }
 
     fn change(&self, edit: impl FnOnce(&mut Conversation) -> usize) {
