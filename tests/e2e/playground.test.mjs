@@ -105,7 +105,7 @@ test("presets set visible values; any change makes the settings custom", { timeo
   await page.waitForFunction(() => location.search.includes("temperature=1.2&top_k=0"));
 });
 
-test("greedy output equals the CLI's with the same prompt, settings and system prompt", { timeout: 2 * MINUTE }, async () => {
+test("greedy output equals the CLI's with the same prompt, settings and system prompt (default, none, one's own)", { timeout: 2 * MINUTE }, async () => {
   await open();
   await playgroundGreedy(page);
   const flags = ["--temperature", "0", "--top-k", "40", "--top-p", "0.9", "--min-p", "0", "--repeat-penalty", "1", "--seed", "42", "--max-tokens", "24"];
@@ -121,6 +121,15 @@ test("greedy output equals the CLI's with the same prompt, settings and system p
   await generate(QUESTION, 12);
   const bare = cli(["generate", "--prompt", QUESTION, "--no-system-prompt", ...flags.slice(0, -1), "12"]);
   assert.equal(await text("output"), bare.text);
+  // A system prompt of one's own, as --system.
+  await page.fill(sel("system-prompt"), "Answer in one word.");
+  await generate(QUESTION, 12);
+  const own = cli(["generate", "--prompt", QUESTION, "--system", "Answer in one word.", ...flags.slice(0, -1), "12"]);
+  assert.equal(await text("output"), own.text);
+  // The page's prompt (reused + computed) is the CLI's, token for token in length.
+  const [reused, computed] = await Promise.all(["data-reused", "data-computed"].map((a) => page.getAttribute(sel("reuse"), a)));
+  assert.equal(Number(reused) + Number(computed), own.prompt_tokens);
+  assert.notEqual(own.prompt_tokens, bare.prompt_tokens);
   await page.click(sel("system-default"));
 });
 

@@ -2,7 +2,9 @@
 
 use crate::args::Args;
 use engine::speculative::Draft;
-use engine::{chat_tokens, prompt_tokens, Message, Model, SamplerSettings, Session, SystemPrompt};
+use engine::{
+    chat_tokens, conversation_tokens, prompt_tokens, Message, Model, Role, SamplerSettings, Session, SystemPrompt,
+};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,7 +14,7 @@ const DEFAULT_MODEL: &str = "public/models/SmolLM2-135M-Instruct.Q4_1.gguf";
 const USAGE: &str = "usage: playground <tokenize|logits|generate|bench> [options]
   tokenize --text STR
   logits   --ids 1,2,3 [--top N]
-  generate --prompt STR [--raw] [--no-system-prompt] [--temperature T] [--top-k K] [--top-p P]
+  generate --prompt STR [--raw] [--system STR | --no-system-prompt] [--temperature T] [--top-k K] [--top-p P]
            [--min-p P] [--repeat-penalty R] [--seed S] [--max-tokens N] [--no-kv-cache]
            [--speculative prompt-lookup|early-exit [--draft-len K] [--draft-layers L]]
            [--follow-up STR]   a second chat turn that extends the first: reports the KV reuse
@@ -44,6 +46,7 @@ pub fn run(argv: &[String]) -> Result<Value, String> {
                 "draft-len",
                 "draft-layers",
                 "follow-up",
+                "system",
             ],
         )?),
         "bench" => bench(&Args::parse(rest, &[], &["model", "rounds"])?),
@@ -115,9 +118,23 @@ pub fn settings(args: &Args) -> Result<SamplerSettings, String> {
     Ok(s)
 }
 
-/// The prompt's tokens: through the chat template, or as-is with `--raw`.
+/// The prompt's tokens: through the chat template (with `--system`'s text as its system
+/// turn, as the playground sends it), or as-is with `--raw`.
 pub fn prompt_ids(model: &Model, args: &Args, prompt: &str) -> Result<Vec<u32>, String> {
-    prompt_tokens(&model.tokenizer, prompt, args.flag("raw"), system_prompt(args)).map_err(|e| e.to_string())
+    match custom_system(args)? {
+        Some(system) => conversation_tokens(&model.tokenizer, system, &[], prompt),
+        None => prompt_tokens(&model.tokenizer, prompt, args.flag("raw"), system_prompt(args)),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// `--system`'s text, checked against the flags it cannot go with.
+fn custom_system(args: &Args) -> Result<Option<&str>, String> {
+    match args.str("system") {
+        Some(_) if args.flag("raw") => Err("--system is a chat's system turn; it cannot be combined with --raw".into()),
+        Some(_) if args.flag("no-system-prompt") => Err("--system and --no-system-prompt contradict each other".into()),
+        system => Ok(system),
+    }
 }
 
 fn system_prompt(args: &Args) -> SystemPrompt {
@@ -149,7 +166,11 @@ fn generate(args: &Args) -> Result<Value, String> {
             return Err("--follow-up is a chat turn; it cannot be combined with --raw".into());
         }
         let text = out["text"].as_str().unwrap_or_default().to_string();
-        let turns = [Message::user(prompt), Message::assistant(&text), Message::user(follow)];
+        let system = custom_system(args)?.map(|content| Message { role: Role::System, content: content.into() });
+        let turns: Vec<Message> = system
+            .into_iter()
+            .chain([Message::user(prompt), Message::assistant(&text), Message::user(follow)])
+            .collect();
         let ids2 = chat_tokens(&model.tokenizer, &turns, system_prompt(args)).map_err(|e| e.to_string())?;
         out["follow_up"] = run_turn(&mut s, &ids2, &settings, max_tokens, draft, draft_len)?;
     }
