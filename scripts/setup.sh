@@ -28,18 +28,28 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WB_VERSION" ] \
   (unset CARGO_TARGET_DIR; cargo install wasm-bindgen-cli --version "$WB_VERSION")
 fi
 
-# wasm-opt (binaryen 132; Debian's 108 breaks the app) and playwright-core, pinned in
-# tests/package-lock.json.
+# wasm-opt (binaryen 132; Debian's 108 breaks the app), the browser drivers (playwright-core,
+# puppeteer-core, selenium-webdriver) and axe-core, pinned in tests/package-lock.json.
 if ! (cd tests && npm ls --silent >/dev/null 2>&1) || ! wasm-opt --version 2>/dev/null | grep -q version_132; then
-  step "installing tests/node_modules (binaryen, playwright-core)"
+  step "installing tests/node_modules (binaryen, playwright-core, puppeteer-core, selenium-webdriver, axe-core)"
   (cd tests && npm ci --no-audit --no-fund)
 fi
 
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  step "installing chromium and chromium-driver"
+# The three browser engines the tests run in (tests/e2e/engines.mjs): Chromium (with
+# chromedriver for wasm-bindgen-test), Firefox ESR, and WebKitGTK's WebDriver with its
+# MiniBrowser, which needs a display: Xvfb.
+packages=()
+command -v chromium >/dev/null || packages+=(chromium)
+command -v chromedriver >/dev/null || packages+=(chromium-driver)
+command -v firefox-esr >/dev/null || packages+=(firefox-esr)
+command -v WebKitWebDriver >/dev/null || packages+=(webkit2gtk-driver)
+command -v xvfb-run >/dev/null || packages+=(xvfb)
+command -v xauth >/dev/null || packages+=(xauth)
+if [ ${#packages[@]} -gt 0 ]; then
+  step "installing ${packages[*]} (apt)"
   SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
   $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium chromium-driver
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${packages[@]}"
 fi
 
 # Trunk builds with --offline, so every crate must be downloaded beforehand.

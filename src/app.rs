@@ -10,6 +10,7 @@ use crate::playground::page::Playground;
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 pub fn start() {
@@ -23,8 +24,9 @@ fn App() -> impl IntoView {
     // One engine for the whole visit: the model loads once, whatever page comes first.
     provide_context(Bridge::start());
     view! {
-        <Router>
-            <a class="skip" href="#main">"Skip to content"</a>
+        <Router base=base_path()>
+            // Handled here: with the page's <base href>, "#main" alone would mean the home page.
+            <a class="skip" href="#main" on:click=skip_to_main>"Skip to content"</a>
             <Header/>
             <ModelStatusPanel/>
             <main id="main" tabindex="-1">
@@ -42,6 +44,31 @@ fn App() -> impl IntoView {
     }
 }
 
+/// The path the site is served under, without its trailing slash: "" at a host's root,
+/// "/deep/sub" for `trunk build --public-url /deep/sub/`. Trunk writes that URL into
+/// index.html's `<base href>`; relative URLs (the worker, the model, the service worker,
+/// links in lessons) follow it by themselves, routes and menu links through this.
+pub fn base_path() -> String {
+    let base = document().base_uri().ok().flatten().unwrap_or_default();
+    let path = web_sys::Url::new(&base)
+        .map(|url| url.pathname())
+        .unwrap_or_default();
+    path.trim_end_matches('/').to_string()
+}
+
+/// A route ("/glossary") as a link under the site's base path.
+pub fn href(route: &str) -> String {
+    format!("{}{route}", base_path())
+}
+
+fn skip_to_main(event: web_sys::MouseEvent) {
+    event.prevent_default();
+    if let Some(main) = document().get_element_by_id("main") {
+        main.scroll_into_view();
+        let _ = main.unchecked_into::<web_sys::HtmlElement>().focus();
+    }
+}
+
 /// Sets the tab's title for the current page.
 pub fn set_title(page: &str) {
     document().set_title(&format!("{page} · Inference Playground"));
@@ -53,7 +80,8 @@ fn register_service_worker() {
     if !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
         return;
     }
-    let registration = navigator.service_worker().register("/sw.js");
+    // Relative to the site's base, as is the worker's scope then.
+    let registration = navigator.service_worker().register("sw.js");
     wasm_bindgen_futures::spawn_local(async move {
         if let Err(e) = JsFuture::from(registration).await {
             web_sys::console::warn_2(

@@ -10,10 +10,12 @@ use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 /// The model file, served by the app itself (Trunk copies public/models into dist/).
-pub const MODEL_URL: &str = "/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+/// Relative to the site's base: the worker resolves it against its own URL, which is there.
+pub const MODEL_URL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
 pub const MODEL_SHA256: &str = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
-/// Trunk's loader for the worker bundle; absolute, so that deep links find it.
-const WORKER_URL: &str = "/worker_loader.js";
+/// Trunk's loader for the worker bundle. Relative: the page resolves it against its
+/// `<base href>` (the site's base, see `app::base_path`), so deep links and sub-paths find it.
+const WORKER_URL: &str = "worker_loader.js";
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelStatus {

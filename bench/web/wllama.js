@@ -40,7 +40,8 @@ window.Worker = class extends PageWorker {
 };
 
 const params = new URLSearchParams(location.search);
-const MODEL_URL = new URL(params.get("model"), location.href).href;
+// The model URL is relative to the site's root (src/bridge.rs); this page is one level below it.
+const MODEL_URL = new URL(params.get("model"), new URL("/", location.href)).href;
 const quiet = { debug() {}, log() {}, warn: console.warn, error: console.error };
 const wllama = new Wllama({ default: "/wllama/wasm/wllama.wasm" }, { logger: quiet, suppressNativeLog: true });
 

@@ -3,6 +3,7 @@
 //! them, so that copying the link reproduces what is on the screen.
 
 use super::settings_query::{from_query, FromUrl};
+use crate::app::href;
 use engine::SamplerSettings;
 use leptos::prelude::*;
 use std::time::Duration;
@@ -40,8 +41,10 @@ pub fn keep(path: String, query: impl Fn() -> String + 'static) {
 
 fn write(path: &str, query: &str) {
     let location = window().location();
-    // The learner may have gone to another page meanwhile.
-    if location.pathname().ok().as_deref() != Some(path) {
+    // The learner may have gone to another page meanwhile. The site may be served under a
+    // sub-path: the address holds the page's path under the base.
+    let path = href(path);
+    if location.pathname().ok() != Some(path.clone()) {
         return;
     }
     let url = format!("{path}?{query}{}", location.hash().unwrap_or_default());

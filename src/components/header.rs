@@ -1,5 +1,6 @@
 //! The site name and the navigation, lessons in their order.
 
+use crate::app::href;
 use crate::lessons::Lesson;
 use leptos::prelude::*;
 use leptos_router::components::A;
@@ -8,7 +9,7 @@ use leptos_router::components::A;
 pub fn Header() -> impl IntoView {
     view! {
         <header class="site-header">
-            <A href="/" attr:class="brand">"Inference Playground"</A>
+            <A href=href("/") attr:class="brand">"Inference Playground"</A>
             <nav aria-label="Main">
                 <ul>
                     {Lesson::ALL
@@ -17,14 +18,14 @@ pub fn Header() -> impl IntoView {
                         .map(|(i, lesson)| {
                             view! {
                                 <li>
-                                    <A href=lesson.path()>{format!("{}. {}", i + 1, lesson.short_name())}</A>
+                                    <A href=href(&lesson.path())>{format!("{}. {}", i + 1, lesson.short_name())}</A>
                                 </li>
                             }
                         })
                         .collect_view()}
-                    <li><A href="/playground">"Playground"</A></li>
-                    <li><A href="/glossary">"Glossary"</A></li>
-                    <li><A href="/reading">"Reading"</A></li>
+                    <li><A href=href("/playground")>"Playground"</A></li>
+                    <li><A href=href("/glossary")>"Glossary"</A></li>
+                    <li><A href=href("/reading")>"Reading"</A></li>
                 </ul>
             </nav>
         </header>

@@ -1,7 +1,7 @@
-//! Markdown to HTML in two passes over pulldown-cmark's events: links to glossary terms
-//! become terms that show their definition on hover and on keyboard focus, and table
-//! alignment becomes classes (pulldown-cmark writes `style` attributes, which the page's
-//! CSP, style-src 'self', blocks).
+//! Markdown to HTML in three passes over pulldown-cmark's events: links within the site
+//! become relative to the page's base, links to glossary terms become terms that show their
+//! definition on hover and on keyboard focus, and table alignment becomes classes
+//! (pulldown-cmark writes `style` attributes, which the page's CSP, style-src 'self', blocks).
 
 use super::{glossary, parser};
 use pulldown_cmark::{html, Alignment, CowStr, Event, Tag, TagEnd};
@@ -11,10 +11,38 @@ pub const INTERACTIVE_MARKER: &str = "<!-- interactive -->";
 
 /// `prefix` keeps the tooltip ids of one document apart from another's on the same page.
 pub fn to_html(markdown: &str, prefix: &str) -> String {
-    let events = aligned_by_class(glossary_terms(parser(markdown), prefix));
+    let events = aligned_by_class(glossary_terms(relative_links(parser(markdown)), prefix));
     let mut out = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut out, events);
     out
+}
+
+/// Content links to the site from its root ("/glossary#kv-cache"); the page resolves a
+/// relative "glossary#kv-cache" against its `<base href>`, so the link works wherever the
+/// site is served (`trunk build --public-url /deep/sub/`).
+fn relative_links<'a>(events: impl Iterator<Item = Event<'a>>) -> impl Iterator<Item = Event<'a>> {
+    events.map(|event| match event {
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => {
+            let relative = match dest_url.strip_prefix('/') {
+                Some("") => Some("./".to_string()),
+                Some(rest) if !rest.starts_with('/') => Some(rest.to_string()),
+                _ => None,
+            };
+            let dest_url = relative.map_or(dest_url, CowStr::from);
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            })
+        }
+        event => event,
+    })
 }
 
 fn glossary_terms<'a>(
@@ -80,9 +108,9 @@ fn aligned_by_class<'a>(
     })
 }
 
-/// The glossary term a link points to, if it is one (`/glossary#kv-cache`).
+/// The glossary term a (relative) link points to, if it is one (`glossary#kv-cache`).
 fn term_of(dest: &str) -> Option<&'static glossary::Term> {
-    dest.strip_prefix("/glossary#").and_then(glossary::find)
+    dest.strip_prefix("glossary#").and_then(glossary::find)
 }
 
 fn escape(s: &str) -> String {

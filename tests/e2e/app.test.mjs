@@ -111,8 +111,8 @@ test("glossary: every term has its id, a deep link scrolls to it, lessons show d
   });
 
   await page.goto(url("/learn/stages"));
-  const term = page.locator('.term a[href="/glossary#kv-cache"]').first();
-  const tip = page.locator('.term:has(a[href="/glossary#kv-cache"]) .term-tip').first();
+  const term = page.locator('.term a[href="glossary#kv-cache"]').first();
+  const tip = page.locator('.term:has(a[href="glossary#kv-cache"]) .term-tip').first();
   assert.equal(await tip.isVisible(), false);
   await term.focus();
   assert.equal(await tip.isVisible(), true, "the definition shows on keyboard focus");

@@ -4,6 +4,7 @@
 // and Content-Security-Policy violations. A spy on the page's workers also records the
 // protocol's message kinds both ways, so tests can count what the page asked for.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch } from "./browser.mjs";
@@ -38,11 +39,12 @@ function spy() {
 
 /**
  * Opens a session. `args` are extra Chromium flags, `cutAfter` goes to the server (see
- * static-server.mjs). Returns the page and the records, with `url(path)`, `foreign()`
- * (requests that left the origin) and `close()`.
+ * static-server.mjs); `dist` is the build to serve (relative to the checkout) and `base` the
+ * path it is served under. Returns the page and the records, with `url(path)` (a site path
+ * such as "/glossary" under the base), `foreign()` (requests that left the origin) and `close()`.
  */
-export async function openSession({ args = [], cutAfter } = {}) {
-  const server = await serve(join(ROOT, "dist"), 0, { cutAfter });
+export async function openSession({ args = [], cutAfter, dist = "dist", base = "/" } = {}) {
+  const server = await serve(join(ROOT, dist), 0, { cutAfter, base });
   const browser = await launch({ args });
   const { context } = browser;
   const requests = [];
@@ -59,7 +61,7 @@ export async function openSession({ args = [], cutAfter } = {}) {
     page,
     requests,
     consoleErrors,
-    url: (path) => server.url + path,
+    url: (path) => server.url + base.slice(0, -1) + path,
     /** Requests to anywhere but the site's own origin (data: and blob: URLs stay in the tab). */
     foreign: () => requests.filter((r) => !/^(data|blob):/.test(r.url) && new URL(r.url).origin !== origin),
     /** The protocol's messages so far: [direction, id, kind, ms]. */
@@ -104,4 +106,34 @@ export const setInput = (page, testid, value) =>
 export async function stagesPanelIdle(page, panel, timeout = 2 * MINUTE) {
   await page.waitForSelector(`[data-testid=${panel}-stop]:disabled`, { timeout });
   await page.waitForSelector(`[data-testid=${panel}-run]:enabled`, { timeout });
+}
+
+const AXE = readFileSync(join(ROOT, "tests/node_modules/axe-core/axe.min.js"), "utf8");
+
+/**
+ * Runs axe-core on the page as it is now and fails on any serious or critical violation,
+ * listing each rule with up to three of the elements it found. `where` names the state.
+ * (Injected through the debugging protocol, which the page's CSP does not govern.)
+ */
+export async function assertAccessible(page, where) {
+  if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const { violations } = await window.axe.run(document, { resultTypes: ["violations"] });
+    return violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.length}× e.g. ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+  });
+  assert.deepEqual(violations, [], `axe-core on ${where}`);
+}
+
+/**
+ * Presses Tab until the element matching `css` has the focus, as a keyboard user reaches
+ * it; fails if it is not reached within `max` presses (it is then not in the tab order).
+ */
+export async function tabTo(page, css, max = 400) {
+  for (let i = 0; i < max; i++) {
+    if (await page.evaluate((css) => document.activeElement?.matches(css), css)) return;
+    await page.keyboard.press("Tab");
+  }
+  assert.fail(`${css} was not reached with ${max} presses of Tab`);
 }

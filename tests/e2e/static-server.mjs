@@ -1,5 +1,7 @@
 // Serves dist/ on 127.0.0.1 like a plain static host, answering unknown paths without a file
-// extension with index.html, so that deep links (/glossary) reach the app's router.
+// extension with index.html, so that deep links (/glossary) reach the app's router. With a
+// `base` ("/deep/sub/") the site lives under that path only, as on a project's GitHub Pages;
+// everything outside it is 404.
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -14,6 +16,7 @@ const TYPES = {
   ".png": "image/png",
   ".json": "application/json",
   ".gguf": "application/octet-stream",
+  ".webmanifest": "application/manifest+json",
 };
 
 async function fileFor(root, pathname) {
@@ -31,14 +34,16 @@ async function fileFor(root, pathname) {
 /**
  * Starts serving `root`; resolves to { url, close() }. `cutAfter(pathname)` may return a
  * byte count: the response then announces the whole file but the connection is dropped
- * after that many bytes, as a download that breaks off.
+ * after that many bytes, as a download that breaks off. The site's URL is `url` + `base`.
  */
-export async function serve(root, port = 0, { cutAfter = () => null } = {}) {
+export async function serve(root, port = 0, { cutAfter = () => null, base = "/" } = {}) {
+  if (!base.startsWith("/") || !base.endsWith("/")) throw new Error(`base must start and end with "/": ${base}`);
   const sockets = new Set();
   const server = createServer(async (req, res) => {
     try {
-      const { pathname } = new URL(req.url, "http://127.0.0.1");
-      const file = await fileFor(root, pathname);
+      const { pathname: full } = new URL(req.url, "http://127.0.0.1");
+      const pathname = full.startsWith(base) ? "/" + full.slice(base.length) : null;
+      const file = pathname === null ? null : await fileFor(root, pathname);
       if (!file) {
         res.writeHead(404, { "content-type": "text/plain" }).end("not found");
         return;
@@ -76,9 +81,10 @@ export async function serve(root, port = 0, { cutAfter = () => null } = {}) {
   };
 }
 
-// `node tests/e2e/static-server.mjs [dist] [port]` serves a build by hand.
+// `node tests/e2e/static-server.mjs [dist] [port] [base]` serves a build by hand.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = resolve(process.argv[2] ?? "dist");
-  const { url } = await serve(root, Number(process.argv[3] ?? 8080));
-  console.log(`serving ${root} at ${url}`);
+  const base = process.argv[4] ?? "/";
+  const { url } = await serve(root, Number(process.argv[3] ?? 8080), { base });
+  console.log(`serving ${root} at ${url}${base}`);
 }

@@ -1,74 +1,34 @@
 //! The CLI's commands. Each returns the JSON it prints.
 
-use crate::args::Args;
+use crate::cli::{Cli, Command, DraftKind, Generate, Prompt, Reason, Sampling};
 use engine::speculative::Draft;
 use engine::{
     chat_tokens, conversation_tokens, prompt_tokens, Message, Model, Role, SamplerSettings, Session, SystemPrompt,
 };
 use serde_json::{json, Value};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-const DEFAULT_MODEL: &str = "public/models/SmolLM2-135M-Instruct.Q4_1.gguf";
-
-const USAGE: &str = "usage: playground <tokenize|logits|generate|bench> [options]
-  tokenize --text STR
-  logits   --ids 1,2,3 [--top N]
-  generate --prompt STR [--raw] [--system STR | --no-system-prompt] [--temperature T] [--top-k K] [--top-p P]
-           [--min-p P] [--repeat-penalty R] [--seed S] [--max-tokens N] [--no-kv-cache]
-           [--speculative prompt-lookup|early-exit [--draft-len K] [--draft-layers L]]
-           [--follow-up STR]   a second chat turn that extends the first: reports the KV reuse
-  bench    [--rounds N]
-  reference [--top N]   logit error against the slow plain-f32 forward
-  reason   --strategy direct|cot|self-consistency|hidden [--samples N] [--temperature T]
-           [--budget TOKENS] [--limit N] [--seed S] [--category C]   the Lesson 3 task set
-every command takes --model PATH (default public/models/SmolLM2-135M-Instruct.Q4_1.gguf)";
-
-pub fn run(argv: &[String]) -> Result<Value, String> {
-    let (cmd, rest) = argv.split_first().ok_or(USAGE)?;
-    match cmd.as_str() {
-        "tokenize" => tokenize(&Args::parse(rest, &[], &["model", "text"])?),
-        "logits" => logits(&Args::parse(rest, &[], &["model", "ids", "top"])?),
-        "generate" => generate(&Args::parse(
-            rest,
-            &["raw", "no-kv-cache", "no-system-prompt"],
-            &[
-                "model",
-                "prompt",
-                "temperature",
-                "top-k",
-                "top-p",
-                "min-p",
-                "repeat-penalty",
-                "seed",
-                "max-tokens",
-                "speculative",
-                "draft-len",
-                "draft-layers",
-                "follow-up",
-                "system",
-            ],
-        )?),
-        "bench" => bench(&Args::parse(rest, &[], &["model", "rounds"])?),
-        "reference" => reference(&Args::parse(rest, &[], &["model", "top"])?),
-        "reason" => reason(&Args::parse(
-            rest,
-            &[],
-            &["model", "strategy", "samples", "temperature", "budget", "limit", "seed", "category"],
-        )?),
-        "help" | "--help" | "-h" => Err(USAGE.to_string()),
-        other => Err(format!("unknown command '{other}'\n{USAGE}")),
+pub fn run(cli: Cli) -> Result<Value, String> {
+    let model = cli.model.as_path();
+    match cli.command {
+        Command::Tokenize { text } => tokenize(model, &text),
+        Command::Logits { ids, top } => logits(model, &ids, top),
+        Command::Generate(g) => generate(model, &g),
+        Command::Bench { rounds } => bench(model, rounds),
+        Command::Reference { top } => reference(model, top),
+        Command::Reason(r) => reason(model, &r),
     }
 }
 
-fn model_bytes(args: &Args) -> Result<Vec<u8>, String> {
-    let path = args.str("model").unwrap_or(DEFAULT_MODEL);
+fn model_bytes(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path)
-        .map_err(|e| format!("cannot read the model file {path}: {e} (scripts/fetch-model.sh fetches it)"))
+        .map_err(|e| format!("cannot read the model file {}: {e} (scripts/fetch-model.sh fetches it)", path.display()))
 }
 
-pub fn load_model(args: &Args) -> Result<Arc<Model>, String> {
-    Model::from_gguf_bytes(&model_bytes(args)?).map(Arc::new).map_err(|e| e.to_string())
+pub fn load_model(path: &Path) -> Result<Arc<Model>, String> {
+    Model::from_gguf_bytes(&model_bytes(path)?).map(Arc::new).map_err(|e| e.to_string())
 }
 
 pub fn session(model: Arc<Model>) -> Session {
@@ -76,24 +36,16 @@ pub fn session(model: Arc<Model>) -> Session {
     Session::new(model, Box::new(move || origin.elapsed().as_secs_f64() * 1000.0))
 }
 
-fn tokenize(args: &Args) -> Result<Value, String> {
-    let text = args.str("text").ok_or("tokenize needs --text")?;
-    let model = load_model(args)?;
+fn tokenize(path: &Path, text: &str) -> Result<Value, String> {
+    let model = load_model(path)?;
     let ids = model.tokenizer.encode(text, true).map_err(|e| e.to_string())?;
     Ok(json!(ids))
 }
 
-fn logits(args: &Args) -> Result<Value, String> {
-    let ids = args
-        .str("ids")
-        .ok_or("logits needs --ids, e.g. --ids 1,9690,198")?
-        .split(',')
-        .map(|s| s.trim().parse::<u32>().map_err(|_| format!("--ids: '{s}' is not a token id")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let top: usize = args.get("top", 10)?;
-    let model = load_model(args)?;
+fn logits(path: &Path, ids: &[u32], top: usize) -> Result<Value, String> {
+    let model = load_model(path)?;
     let mut s = session(model.clone());
-    s.start(&ids, 0).map_err(|e| e.to_string())?;
+    s.start(ids, 0).map_err(|e| e.to_string())?;
     let dist = s.distribution(&SamplerSettings::plain(1.0, 0)).map_err(|e| e.to_string())?;
     let rows: Vec<Value> = dist
         .top(top)
@@ -103,15 +55,15 @@ fn logits(args: &Args) -> Result<Value, String> {
     Ok(json!(rows))
 }
 
-pub fn settings(args: &Args) -> Result<SamplerSettings, String> {
+pub fn settings(a: &Sampling) -> Result<SamplerSettings, String> {
     let d = SamplerSettings::default();
     let s = SamplerSettings {
-        temperature: args.get("temperature", d.temperature)?,
-        top_k: args.get("top-k", d.top_k)?,
-        top_p: args.get("top-p", d.top_p)?,
-        min_p: args.get("min-p", d.min_p)?,
-        repeat_penalty: args.get("repeat-penalty", d.repeat_penalty)?,
-        seed: args.get("seed", d.seed)?,
+        temperature: a.temperature.unwrap_or(d.temperature),
+        top_k: a.top_k.unwrap_or(d.top_k),
+        top_p: a.top_p.unwrap_or(d.top_p),
+        min_p: a.min_p.unwrap_or(d.min_p),
+        repeat_penalty: a.repeat_penalty.unwrap_or(d.repeat_penalty),
+        seed: a.seed.unwrap_or(d.seed),
         ..d
     };
     s.validate().map_err(|e| e.to_string())?;
@@ -119,60 +71,46 @@ pub fn settings(args: &Args) -> Result<SamplerSettings, String> {
 }
 
 /// The prompt's tokens: through the chat template (with `--system`'s text as its system
-/// turn, as the playground sends it), or as-is with `--raw`.
-pub fn prompt_ids(model: &Model, args: &Args, prompt: &str) -> Result<Vec<u32>, String> {
-    match custom_system(args)? {
-        Some(system) => conversation_tokens(&model.tokenizer, system, &[], prompt),
-        None => prompt_tokens(&model.tokenizer, prompt, args.flag("raw"), system_prompt(args)),
+/// turn), or as-is with `--raw`.
+pub fn prompt_ids(model: &Model, p: &Prompt) -> Result<Vec<u32>, String> {
+    match &p.system {
+        Some(system) => conversation_tokens(&model.tokenizer, system, &[], &p.prompt),
+        None => prompt_tokens(&model.tokenizer, &p.prompt, p.raw, system_prompt(p)),
     }
     .map_err(|e| e.to_string())
 }
 
-/// `--system`'s text, checked against the flags it cannot go with.
-fn custom_system(args: &Args) -> Result<Option<&str>, String> {
-    match args.str("system") {
-        Some(_) if args.flag("raw") => Err("--system is a chat's system turn; it cannot be combined with --raw".into()),
-        Some(_) if args.flag("no-system-prompt") => Err("--system and --no-system-prompt contradict each other".into()),
-        system => Ok(system),
-    }
-}
-
-fn system_prompt(args: &Args) -> SystemPrompt {
-    if args.flag("no-system-prompt") {
+fn system_prompt(p: &Prompt) -> SystemPrompt {
+    if p.no_system_prompt {
         SystemPrompt::Off
     } else {
         SystemPrompt::Default
     }
 }
 
-fn generate(args: &Args) -> Result<Value, String> {
-    let prompt = args.str("prompt").ok_or("generate needs --prompt")?;
-    let settings = settings(args)?;
-    let max_tokens: usize = args.get("max-tokens", 128)?;
-    let draft = match args.str("speculative") {
-        None => None,
-        Some("prompt-lookup") => Some(Draft::PromptLookup),
-        Some("early-exit") => Some(Draft::EarlyExit { layers: args.get("draft-layers", 8)? }),
-        Some(other) => return Err(format!("--speculative: '{other}' is not prompt-lookup or early-exit")),
-    };
-    let draft_len: usize = args.get("draft-len", 4)?;
-    let model = load_model(args)?;
-    let ids = prompt_ids(&model, args, prompt)?;
+fn generate(path: &Path, g: &Generate) -> Result<Value, String> {
+    let settings = settings(&g.sampling)?;
+    let draft = g.speculative.map(|kind| match kind {
+        DraftKind::PromptLookup => Draft::PromptLookup,
+        DraftKind::EarlyExit => Draft::EarlyExit { layers: g.draft_layers },
+    });
+    if g.follow_up.is_some() && g.prompt.raw {
+        return Err("--follow-up is a chat turn; it cannot be combined with --raw".into());
+    }
+    let model = load_model(path)?;
+    let ids = prompt_ids(&model, &g.prompt)?;
     let mut s = session(model.clone());
-    s.use_cache = !args.flag("no-kv-cache");
-    let mut out = run_turn(&mut s, &ids, &settings, max_tokens, draft, draft_len)?;
-    if let Some(follow) = args.str("follow-up") {
-        if args.flag("raw") {
-            return Err("--follow-up is a chat turn; it cannot be combined with --raw".into());
-        }
+    s.use_cache = !g.no_kv_cache;
+    let mut out = run_turn(&mut s, &ids, &settings, g.max_tokens, draft, g.draft_len)?;
+    if let Some(follow) = &g.follow_up {
         let text = out["text"].as_str().unwrap_or_default().to_string();
-        let system = custom_system(args)?.map(|content| Message { role: Role::System, content: content.into() });
+        let system = g.prompt.system.as_ref().map(|content| Message { role: Role::System, content: content.clone() });
         let turns: Vec<Message> = system
             .into_iter()
-            .chain([Message::user(prompt), Message::assistant(&text), Message::user(follow)])
+            .chain([Message::user(&g.prompt.prompt), Message::assistant(&text), Message::user(follow)])
             .collect();
-        let ids2 = chat_tokens(&model.tokenizer, &turns, system_prompt(args)).map_err(|e| e.to_string())?;
-        out["follow_up"] = run_turn(&mut s, &ids2, &settings, max_tokens, draft, draft_len)?;
+        let ids2 = chat_tokens(&model.tokenizer, &turns, system_prompt(&g.prompt)).map_err(|e| e.to_string())?;
+        out["follow_up"] = run_turn(&mut s, &ids2, &settings, g.max_tokens, draft, g.draft_len)?;
     }
     Ok(out)
 }
@@ -233,10 +171,9 @@ None of these settings checks whether an answer is true. Explain why the first s
 the second, and what the cache saves.";
 const BENCH_TOKENS: usize = 128;
 
-fn bench(args: &Args) -> Result<Value, String> {
-    let rounds: usize = args.get("rounds", 3)?;
-    let model = load_model(args)?;
-    let ids = prompt_ids(&model, args, BENCH_PROMPT)?;
+fn bench(path: &Path, rounds: usize) -> Result<Value, String> {
+    let model = load_model(path)?;
+    let ids = prompt_tokens(&model.tokenizer, BENCH_PROMPT, false, SystemPrompt::Default).map_err(|e| e.to_string())?;
     let greedy = SamplerSettings::greedy();
     let (mut prefill, mut decode) = (Vec::new(), Vec::new());
     for _ in 0..rounds.max(1) {
@@ -264,44 +201,40 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-fn reference(args: &Args) -> Result<Value, String> {
+fn reference(path: &Path, top: usize) -> Result<Value, String> {
     use engine::reference::{logit_error, Reference, CHECK_PROMPTS};
-    let top: usize = args.get("top", 20)?;
-    let bytes = model_bytes(args)?;
+    let bytes = model_bytes(path)?;
     let model = Model::from_gguf_bytes(&bytes).map_err(|e| e.to_string())?;
     let reference = Reference::from_gguf_bytes(&bytes).map_err(|e| e.to_string())?;
     let e = logit_error(&model, &reference, CHECK_PROMPTS, top).map_err(|e| e.to_string())?;
     serde_json::to_value(e).map_err(|e| e.to_string())
 }
 
-fn reason(args: &Args) -> Result<Value, String> {
+fn reason(path: &Path, r: &Reason) -> Result<Value, String> {
     use engine::reasoning::strategy::{run_all, summarize, RunConfig, Strategy};
     use engine::reasoning::tasks::{bundled_tasks, select};
-    let name = args.str("strategy").ok_or("reason needs --strategy direct|cot|self-consistency|hidden")?;
-    let strategy = Strategy::parse(name)
-        .ok_or_else(|| format!("--strategy: '{name}' is not direct, cot, self-consistency or hidden"))?;
-    let seed: Option<u64> = args.str("seed").map(|_| args.get("seed", 0)).transpose()?;
+    // clap has already limited --strategy to the names Strategy::parse knows.
+    let strategy = Strategy::parse(&r.strategy).ok_or("--strategy: unknown strategy")?;
     let cfg = RunConfig {
         strategy,
-        samples: args.get("samples", 5)?,
-        temperature: args.get("temperature", 0.7)?,
-        budget: args.get("budget", 128)?,
-        seed: seed.unwrap_or(42),
+        samples: r.samples,
+        temperature: r.temperature,
+        budget: r.budget,
+        seed: r.seed.unwrap_or(42),
     };
     cfg.validate().map_err(|e| e.to_string())?;
     let all = bundled_tasks();
-    let limit: Option<usize> = args.str("limit").map(|_| args.get("limit", 0)).transpose()?;
-    let category = args.str("category");
+    let category = r.category.as_deref();
     if let Some(c) = category {
         if !all.iter().any(|t| t.category == c) {
             return Err(format!("--category: no task has category '{c}'"));
         }
     }
-    let tasks = select(&all, category, limit, seed);
+    let tasks = select(&all, category, r.limit, r.seed);
     let items = if tasks.is_empty() {
         Vec::new()
     } else {
-        let mut s = session(load_model(args)?);
+        let mut s = session(load_model(path)?);
         let origin = Instant::now();
         run_all(&mut s, &tasks, &cfg, || origin.elapsed().as_secs_f64() * 1000.0).map_err(|e| e.to_string())?
     };

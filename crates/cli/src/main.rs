@@ -1,16 +1,33 @@
 //! `playground`: the engine from a terminal, for tests, benchmarks and reference checks.
-//! Results are JSON on stdout; errors are one line on stderr and a non-zero exit.
+//! Results are JSON on stdout; errors are one line on stderr and exit code 2.
 
-mod args;
+mod cli;
 mod commands;
 
+use clap::error::ErrorKind;
+use clap::Parser;
+
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    match commands::run(&argv) {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => match e.kind() {
+            // Asked for: the help text or the version, on stdout, success.
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+            // No command at all: the help text is the answer, but it is still a failed call.
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                eprint!("{}", e.render());
+                std::process::exit(2);
+            }
+            _ => fail(&cli::one_line(&e)),
+        },
+    };
+    match commands::run(cli) {
         Ok(json) => println!("{json}"),
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            std::process::exit(2);
-        }
+        Err(msg) => fail(&msg),
     }
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    std::process::exit(2);
 }

@@ -37,7 +37,16 @@ impl std::error::Error for EngineError {}
 
 impl From<candle_core::Error> for EngineError {
     fn from(e: candle_core::Error) -> Self {
-        Self::InvalidModel(e.to_string())
+        Self::InvalidModel(candle_message(&e))
+    }
+}
+
+/// candle's error text without the backtrace that candle appends when RUST_BACKTRACE is set:
+/// a user is told what is wrong with the file, in one line, not where in candle it was found.
+pub fn candle_message(e: &candle_core::Error) -> String {
+    match e {
+        candle_core::Error::WithBacktrace { inner, .. } => candle_message(inner),
+        other => other.to_string(),
     }
 }
 

@@ -4,7 +4,7 @@
 //! position for the whole trained context.
 
 use crate::config::Config;
-use crate::error::{EngineError, Result};
+use crate::error::{candle_message, EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::memory;
 use crate::quant::QMatrix;
@@ -64,7 +64,9 @@ pub fn read_gguf<R: Read + Seek>(r: &mut R) -> Result<Content> {
         ));
     }
     r.seek(SeekFrom::Start(0)).map_err(io)?;
-    Content::read(r).map_err(|e| EngineError::InvalidModel(format!("the GGUF header is malformed or truncated: {e}")))
+    Content::read(r).map_err(|e| {
+        EngineError::InvalidModel(format!("the GGUF header is malformed or truncated: {}", candle_message(&e)))
+    })
 }
 
 /// Whether the header sets `general.alignment` to an integer 0. candle's reader rounds the

@@ -7,9 +7,7 @@ use engine::{chat_tokens, Message, SamplerSettings, SystemPrompt};
 
 #[test]
 fn logits_stay_close_to_the_f32_reference() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-    let bytes = std::fs::read(path).expect("run scripts/fetch-model.sh");
-    let reference = Reference::from_gguf_bytes(&bytes).unwrap();
+    let reference = Reference::from_gguf_bytes(&real_bytes()).unwrap();
     let e = logit_error(&real(), &reference, CHECK_PROMPTS, 20).unwrap();
     eprintln!("logit error vs f32 reference: {e:?}");
     assert!(e.prompts >= 20);
@@ -27,8 +25,7 @@ fn logits_stay_close_to_the_f32_reference() {
 fn decode_logits_stay_close_to_the_f32_reference() {
     use engine::kv_cache::KvCache;
     use engine::model::Logits;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-    let reference = Reference::from_gguf_bytes(&std::fs::read(path).expect("run scripts/fetch-model.sh")).unwrap();
+    let reference = Reference::from_gguf_bytes(&real_bytes()).unwrap();
     let m = real();
     let (mut sum, mut max, mut count) = (0f64, 0f64, 0usize);
     for p in &CHECK_PROMPTS[..6] {

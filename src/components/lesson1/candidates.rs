@@ -56,16 +56,12 @@ fn row(
         (None, true) => "next draw".into(),
         (None, false) => String::new(),
     };
-    let label = format!(
-        "Force ‘{text}’: logit {:.2}, probability after temperature {}, final {}{}",
+    // Read after the visible text, which stays the start of the button's name (speech
+    // control users say what they see).
+    let details = format!(
+        ": logit {:.2}, probability after temperature {}; press to force it as the next token",
         c.logit,
         prob(c.prob as f64),
-        prob(c.final_prob as f64),
-        if status.is_empty() {
-            String::new()
-        } else {
-            format!(", {status}")
-        }
     );
     let class = format!(
         "prob-bar{}{}",
@@ -85,7 +81,6 @@ fn row(
                 data-eligible=c.eligible().to_string()
                 data-cut-by=cut
                 data-observed=observed
-                aria-label=label
                 on:click=move |_| lesson.force(id)
                 on:mouseenter=move |_| lesson.selected.set(Some(id))
                 on:focus=move |_| lesson.selected.set(Some(id))
@@ -103,6 +98,7 @@ fn row(
                     // A cut token cannot be drawn: its count, always 0, would be noise.
                     {observed.filter(|&o| o > 0 || c.eligible()).map(|o| format!(" ×{o}"))}
                 </span>
+                <span class="sr-only">{details}</span>
             </button>
         </li>
     }

@@ -98,7 +98,7 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
                 Some(view! { <p data-testid="reuse-verdict">{format!("Reuse made the first token {} faster.", ratio(without / with_reuse))}</p> })
             }}
             <p class="token-legend"><span class="tok reused">"reused from the cache"</span>" "<span class="tok computed">"computed"</span></p>
-            <p class="tokens" data-testid="reuse-tokens" aria-label="The second turn's prompt, token by token">
+            <p class="tokens" data-testid="reuse-tokens" role="group" aria-label="The second turn's prompt, token by token">
                 {move || second.with(|r| {
                     r.prompt.iter().enumerate().map(|(i, t)| {
                         let class = if i < r.reused { "tok reused" } else { "tok computed" };

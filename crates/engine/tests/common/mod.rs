@@ -4,6 +4,7 @@
 
 use engine::testing::TinyModel;
 use engine::{Model, Session};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -13,13 +14,22 @@ pub fn tiny() -> Arc<Model> {
         .clone()
 }
 
-/// The real SmolLM2 file (scripts/fetch-model.sh puts it there; the test command runs
-/// that first, so these tests fail rather than skip when it is missing).
+/// The real SmolLM2 file's bytes, from the checkout being tested (scripts/fetch-model.sh
+/// puts it there; the test command runs that first, so these tests fail rather than skip
+/// when it is missing). The path is found when the test runs, not when it is compiled: a
+/// shared build directory may hold a test binary compiled in another checkout.
+pub fn real_bytes() -> Vec<u8> {
+    // `cargo test` sets CARGO_MANIFEST_DIR for the run, and starts in the package's directory.
+    let package = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let path = package.join("../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    std::fs::read(&path).unwrap_or_else(|e| panic!("the real model at {}: {e}; run scripts/fetch-model.sh", path.display()))
+}
+
+/// The real SmolLM2 model, loaded once per test binary.
 pub fn real() -> Arc<Model> {
     static M: OnceLock<Arc<Model>> = OnceLock::new();
     M.get_or_init(|| {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-        let bytes = std::fs::read(path).expect("the real model: run scripts/fetch-model.sh");
+        let bytes = real_bytes();
         Arc::new(Model::from_gguf_bytes(&bytes).expect("real model loads"))
     })
     .clone()

@@ -1,0 +1,156 @@
+//! The command line, declared with clap: every command, its options and their help texts.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const DEFAULT_MODEL: &str = "public/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// SmolLM2-135M-Instruct from the terminal: the same engine as the site, results as JSON.
+#[derive(Parser)]
+#[command(name = "playground", version, arg_required_else_help = true)]
+pub struct Cli {
+    /// The GGUF model file (scripts/fetch-model.sh fetches it).
+    #[arg(long, global = true, default_value = DEFAULT_MODEL, value_name = "PATH")]
+    pub model: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// The token ids of a text (no beginning-of-text token).
+    Tokenize {
+        #[arg(long)]
+        text: String,
+    },
+    /// The next-token logits after a sequence of token ids, highest first.
+    #[command(allow_negative_numbers = true)]
+    Logits {
+        /// Token ids, comma-separated, e.g. 1,9690,198.
+        #[arg(long, required = true, value_delimiter = ',', value_parser = token_id)]
+        ids: Vec<u32>,
+        /// How many candidates to print.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+    },
+    /// Generate a reply (chat template) or a continuation (--raw), with timings.
+    Generate(Generate),
+    /// Prefill and decode speed on a fixed 190-token prompt, greedy, 128 tokens.
+    Bench {
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
+    /// Logit error against the slow plain-f32 reference forward.
+    Reference {
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+    },
+    /// Run a Lesson 3 strategy over the bundled task set.
+    Reason(Reason),
+}
+
+#[derive(Args)]
+pub struct Prompt {
+    #[arg(long)]
+    pub prompt: String,
+    /// Use the prompt as-is, without the chat template.
+    #[arg(long)]
+    pub raw: bool,
+    /// Leave out the model's default system prompt.
+    #[arg(long)]
+    pub no_system_prompt: bool,
+    /// A system prompt of one's own in place of the model's default, as the playground sends it.
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["raw", "no_system_prompt"])]
+    pub system: Option<String>,
+}
+
+#[derive(Args)]
+pub struct Sampling {
+    /// 0 is greedy.
+    #[arg(long)]
+    pub temperature: Option<f32>,
+    /// 0 keeps every candidate.
+    #[arg(long)]
+    pub top_k: Option<usize>,
+    #[arg(long)]
+    pub top_p: Option<f32>,
+    #[arg(long)]
+    pub min_p: Option<f32>,
+    #[arg(long)]
+    pub repeat_penalty: Option<f32>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// Negative numbers are values here (to be refused with a reason), not options.
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct Generate {
+    #[command(flatten)]
+    pub prompt: Prompt,
+    #[command(flatten)]
+    pub sampling: Sampling,
+    #[arg(long, default_value_t = 128)]
+    pub max_tokens: usize,
+    /// Recompute the whole context for every token.
+    #[arg(long)]
+    pub no_kv_cache: bool,
+    /// Draft tokens and verify them in one pass.
+    #[arg(long, value_enum)]
+    pub speculative: Option<DraftKind>,
+    /// Tokens drafted per cycle.
+    #[arg(long, default_value_t = 4)]
+    pub draft_len: usize,
+    /// Layers of the early-exit draft.
+    #[arg(long, default_value_t = 8)]
+    pub draft_layers: usize,
+    /// A second chat turn that extends the first: reports the KV reuse.
+    #[arg(long)]
+    pub follow_up: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DraftKind {
+    PromptLookup,
+    EarlyExit,
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct Reason {
+    #[arg(long, value_parser = ["direct", "cot", "self-consistency", "hidden"])]
+    pub strategy: String,
+    /// Samples per task (self-consistency).
+    #[arg(long, default_value_t = 5)]
+    pub samples: usize,
+    #[arg(long, default_value_t = 0.7)]
+    pub temperature: f32,
+    /// Token budget per answer.
+    #[arg(long, default_value_t = 128)]
+    pub budget: usize,
+    /// At most this many tasks.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Seed of the sampling, and of the task choice when given.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Only the tasks of this category.
+    #[arg(long)]
+    pub category: Option<String>,
+}
+
+fn token_id(s: &str) -> Result<u32, String> {
+    s.trim().parse().map_err(|_| format!("'{s}' is not a token id"))
+}
+
+/// clap's error as one line: its message, with its tip (a similar name) appended, without the
+/// usage block that follows it.
+pub fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .collect();
+    lines.join("; ").trim_start_matches("error: ").to_string()
+}

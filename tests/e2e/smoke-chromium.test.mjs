@@ -1,0 +1,4 @@
+// The smoke suite (smoke.mjs) in Chromium.
+import { smoke } from "./smoke.mjs";
+
+smoke("chromium");
