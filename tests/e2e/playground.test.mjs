@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGreedy, READY, ROOT, setInput } from "./session.mjs";
+import { assertAccessible, MINUTE, openSession, playgroundGreedy, READY, ROOT, setInput } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 const QUESTION = "What is the capital of France?";
@@ -225,6 +225,8 @@ test("Export saves the conversation with its settings; Import loads it back; a b
 
   await mkdir(join(ROOT, "docs"), { recursive: true });
   await page.focus(`${sel("output")} ${sel("token")} >> nth=1`);
+  await page.waitForSelector(sel("alternatives"));
+  await assertAccessible(page, "the playground with a conversation, three answers and a token's alternatives open");
   await page.screenshot({ path: join(ROOT, "docs/screenshot.png"), fullPage: true });
 });
 
