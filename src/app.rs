@@ -4,8 +4,9 @@ use crate::bridge::Bridge;
 use crate::components::{header::Header, model_status::ModelStatusPanel};
 use crate::pages::{
     generation::GenerationPage, glossary::Glossary, home::Home, not_found::NotFound,
-    playground::Playground, reading::Reading, reasoning::Reasoning, stages::StagesPage,
+    reading::Reading, reasoning::Reasoning, stages::StagesPage,
 };
+use crate::playground::page::Playground;
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;

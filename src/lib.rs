@@ -10,6 +10,7 @@ pub mod components;
 pub mod lessons;
 pub mod markdown;
 pub mod pages;
+pub mod playground;
 pub mod protocol;
 pub mod worker;
 

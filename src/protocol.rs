@@ -3,7 +3,7 @@
 //! same id. Lessons grow the protocol by adding variants here, and nowhere else.
 
 use engine::speculative::Draft;
-use engine::{Config, Message, SamplerSettings, StopReason};
+use engine::{Config, Exchange, Message, SamplerSettings, Stage, StopReason};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -20,13 +20,16 @@ pub enum Request {
     LoadModel { url: String, sha256: String },
     /// Forget the cached model file. Answered by `CacheCleared`.
     ClearCache,
-    /// Generate from a user message (`chat`: through the chat template) or from raw text.
-    /// Answered by `Token`…, then `Done` (also after `Cancel`).
+    /// Generate from a user message (`chat`: through the chat template) or from raw text;
+    /// `turn` places it in a conversation (the playground). Answered by `Token`…, then
+    /// `Done` (also after `Cancel`).
     Generate {
         prompt: String,
         chat: bool,
         settings: SamplerSettings,
         max_tokens: usize,
+        #[serde(default)]
+        turn: Turn,
     },
     /// Stop the generation started by request `target_id`, within one token.
     Cancel { target_id: u32 },
@@ -151,13 +154,21 @@ pub enum Response {
     CacheCleared,
     /// One generated token: `piece` is the text it completes (never half a character),
     /// `prob` its probability in the final distribution, `ms` its forward and sampling time.
+    /// `forced`: placed by the request (`Turn::force`), not drawn. `alternatives`: the most
+    /// likely candidates it was drawn from, as many as `Turn::alternatives` asked for.
     Token {
         piece: String,
         token: u32,
         prob: f32,
         ms: f64,
+        #[serde(default)]
+        forced: bool,
+        #[serde(default)]
+        alternatives: Vec<Alternative>,
     },
-    /// The end of a generation. `tokens` counts the generated tokens.
+    /// The end of a generation. `tokens` counts the generated tokens; of the context, the
+    /// first `reused` tokens came from the KV cache and `computed` were run through the
+    /// model; `context` is its length at the end.
     Done {
         text: String,
         tokens: usize,
@@ -165,6 +176,12 @@ pub enum Response {
         prefill_tps: f64,
         decode_tps: f64,
         stop: StopReason,
+        #[serde(default)]
+        reused: usize,
+        #[serde(default)]
+        computed: usize,
+        #[serde(default)]
+        context: usize,
     },
     /// Next-token logits over the whole vocabulary, and the most likely tokens.
     Logits {
@@ -414,4 +431,50 @@ pub struct CycleReport {
     pub verify_ms: f64,
     /// The whole cycle as the worker timed it: draft, verify, acceptance, bookkeeping.
     pub ms: f64,
+}
+
+// The playground: a `Generate` inside a conversation, and what each token was drawn from.
+
+/// Where a `Generate` stands in a conversation. The default is a lone message with the
+/// template's system prompt, as before conversations existed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Turn {
+    /// The system message; `None`: the template's default; empty: none at all (chat only).
+    pub system: Option<String>,
+    /// The exchanges before `prompt` (chat only).
+    pub earlier: Vec<Exchange>,
+    /// The answer's first tokens, already there: Continue and branches go on from them.
+    pub answer: Vec<u32>,
+    /// A token placed after `answer` before anything is drawn (a branch's alternative).
+    pub force: Option<u32>,
+    /// Generation stops once the answer's text contains one of these.
+    pub stop: Vec<String>,
+    /// How many of the most likely candidates each `Token` reports.
+    pub alternatives: usize,
+}
+
+/// Limits the worker holds a `Turn` to.
+pub const MAX_STOP_SEQUENCES: usize = 8;
+pub const MAX_ALTERNATIVES: usize = 20;
+
+/// Why `stop` cannot be a `Turn`'s stop sequences, in words for the learner.
+pub fn check_stop_sequences(stop: &[String]) -> Result<(), String> {
+    if stop.len() > MAX_STOP_SEQUENCES || stop.iter().any(|s| s.is_empty()) {
+        return Err(format!(
+            "Stop sequences: at most {MAX_STOP_SEQUENCES}, none of them empty."
+        ));
+    }
+    Ok(())
+}
+
+/// One candidate for a drawn token: its text, its probability after the temperature
+/// (before any cut), its final probability, and the stage that cut it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alternative {
+    pub token: u32,
+    pub text: String,
+    pub prob: f32,
+    pub final_prob: f32,
+    pub cut_by: Option<Stage>,
 }

@@ -1,5 +1,6 @@
 //! Pieces shared by several pages.
 
+pub mod address_bar;
 pub mod digits;
 pub mod field;
 pub mod header;
@@ -8,4 +9,4 @@ pub mod lesson2;
 pub mod lesson3;
 pub mod model_status;
 pub mod prose;
-pub mod sampler_controls;
+pub mod settings_query;

@@ -3,16 +3,22 @@
 
 use crate::app::set_title;
 use crate::bridge::{Bridge, ModelStatus};
+use crate::components::address_bar as url;
 use crate::components::lesson1::{
     candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
-    formula::Formula, live::Live, notices::Notices, readout::Readout, sample::Sample,
-    stages::Stages, stepper::Stepper, strip::TokenStrip, url,
+    formula::Formula, live::Live, mini::MiniLive, notices::Notices, readout::Readout,
+    sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip,
 };
 use crate::components::prose::Prose;
+use crate::components::settings_query::to_query;
 use crate::lessons::Lesson;
 use crate::markdown::exercises;
 use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
+use engine::SamplerSettings;
 use leptos::prelude::*;
+
+/// The lesson's prompt when its link names none.
+const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";
 
 #[component]
 pub fn GenerationPage() -> impl IntoView {
@@ -26,9 +32,15 @@ pub fn GenerationPage() -> impl IntoView {
     };
 
     let bridge = expect_context::<Bridge>();
-    let live = Live::new(bridge, url::read());
+    let live = Live::new(
+        bridge,
+        url::read(SamplerSettings::default(), DEFAULT_PROMPT),
+    );
     provide_context(live);
-    url::keep(live.settings, live.prompt);
+    let (settings, prompt) = (live.settings, live.prompt);
+    url::keep(Lesson::Generation.path(), move || {
+        to_query(&settings.get(), &prompt.get())
+    });
     // Whenever the model is ready: at once, or after a restarted worker has reloaded it.
     Effect::new(move |_| {
         if matches!(bridge.status().get(), ModelStatus::Ready(_)) {
@@ -41,7 +53,7 @@ pub fn GenerationPage() -> impl IntoView {
 
     view! {
         <article class="lesson" data-testid="lesson-generation">
-            <Prose html=before/>
+            {live_views(&before)}
             <section class="interactive lesson1" data-testid="interactive-generation" data-lesson="generation" aria-labelledby="tool-title">
                 <h2 id="tool-title">"Try it on the model"</h2>
                 <Notices/>
@@ -58,5 +70,27 @@ pub fn GenerationPage() -> impl IntoView {
             <Prose html=after/>
             <Exercises list=exercises/>
         </article>
+    }
+}
+
+/// Where the text says `<!-- live: NAME -->`: a small live view of that concept.
+const LIVE_MARKER: &str = "<!-- live: ";
+
+/// The lesson's text before its tool, with the small live views where it marks them.
+fn live_views(html: &str) -> impl IntoView {
+    let mut parts = html.split(LIVE_MARKER);
+    let first = parts.next().unwrap_or_default().to_string();
+    let rest = parts
+        .map(|part| {
+            let (name, text) = part.split_once(" -->").unwrap_or((part, ""));
+            view! {
+                <MiniLive concept=name.to_string()/>
+                <Prose html=text.to_string()/>
+            }
+        })
+        .collect_view();
+    view! {
+        <Prose html=first/>
+        {rest}
     }
 }

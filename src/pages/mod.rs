@@ -4,7 +4,6 @@ pub mod generation;
 pub mod glossary;
 pub mod home;
 pub mod not_found;
-pub mod playground;
 pub mod reading;
 pub mod reasoning;
 pub mod stages;

@@ -5,7 +5,7 @@ use super::{
     generate, lesson_one, lesson_three, lesson_two, lesson_two_inside, load_model, post::post,
     state,
 };
-use crate::protocol::{Envelope, Request, Response};
+use crate::protocol::{Envelope, Request, Response, Turn};
 use wasm_bindgen_futures::spawn_local;
 
 pub fn on_message(event: web_sys::MessageEvent) {
@@ -48,7 +48,8 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             chat,
             settings,
             max_tokens,
-        } => generate::generate(id, &prompt, chat, &settings, max_tokens, true).await,
+            turn,
+        } => generate::generate(id, &prompt, chat, &settings, max_tokens, &turn, true).await,
         Request::Logits { prompt, chat } => lesson_one::logits(id, &prompt, chat).await,
         Request::Step { settings } => lesson_one::step(id, None, &settings),
         Request::Force { token, settings } => lesson_one::step(id, Some(token), &settings),
@@ -94,7 +95,10 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             chat,
             settings,
             max_tokens,
-        } => generate::generate(id, &prompt, chat, &settings, max_tokens, false).await,
+        } => {
+            let turn = Turn::default();
+            generate::generate(id, &prompt, chat, &settings, max_tokens, &turn, false).await
+        }
         Request::BenchStats => Ok(state::with(|s| s.bench_stats())),
     }
 }

@@ -1,8 +1,26 @@
 //! A prompt as token ids, for the worker's requests: the engine's own rule, with its
 //! message as the page shows it.
 
-use engine::{prompt_tokens, Model, SystemPrompt};
+use crate::protocol::Turn;
+use engine::chat::DEFAULT_SYSTEM_PROMPT;
+use engine::{conversation_tokens, prompt_tokens, Model, SystemPrompt};
 
 pub fn prompt_ids(model: &Model, prompt: &str, chat: bool) -> Result<Vec<u32>, String> {
     prompt_tokens(&model.tokenizer, prompt, !chat, SystemPrompt::Default).map_err(|e| e.to_string())
+}
+
+/// The context of a prompt inside a conversation: the system turn and earlier exchanges
+/// (chat only), the prompt, then the answer's first tokens.
+pub fn turn_ids(model: &Model, prompt: &str, chat: bool, turn: &Turn) -> Result<Vec<u32>, String> {
+    let mut ids = if chat {
+        let system = turn.system.as_deref().unwrap_or(DEFAULT_SYSTEM_PROMPT);
+        conversation_tokens(&model.tokenizer, system, &turn.earlier, prompt)
+            .map_err(|e| e.to_string())?
+    } else if turn.system.is_some() || !turn.earlier.is_empty() {
+        return Err("Raw text has no system prompt and no earlier turns.".into());
+    } else {
+        prompt_ids(model, prompt, false)?
+    };
+    ids.extend(&turn.answer);
+    Ok(ids)
 }

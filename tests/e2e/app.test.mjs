@@ -3,7 +3,6 @@
 // model, the service worker). The tests run in order.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
@@ -143,8 +142,6 @@ test("playground: a greedy answer about France names Paris and streams at a meas
   assert.match(await text("tokens-per-second"), /^\d+ tokens · \d+(\.\d)? tokens\/s$/);
   assert.ok(parseFloat((await text("tokens-per-second")).split("·")[1]) > 0);
 
-  await mkdir(join(ROOT, "docs"), { recursive: true });
-  await page.screenshot({ path: join(ROOT, "docs/screenshot.png"), fullPage: true });
 });
 
 test("playground: an empty prompt gets a message and no generation", { timeout: MINUTE }, async () => {

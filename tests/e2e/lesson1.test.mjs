@@ -356,6 +356,50 @@ test("a run from the prompt draws what the Playground generates with the same se
   await open();
 });
 
+test("the sliders stay in view while the candidates below them respond, at 1200 and 390 px", { timeout: 2 * MINUTE }, async () => {
+  await open();
+  const inView = (testid) =>
+    page.$eval(`[data-testid=${testid}]`, (el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
+    });
+  try {
+    for (const [width, height] of [[1200, 900], [390, 844]]) {
+      await page.setViewportSize({ width, height });
+      await set({ temperature: 0.8 });
+      await page.locator("[data-testid=prob-bar]").last().scrollIntoViewIfNeeded();
+      assert.ok(await inView("temperature"), `the temperature slider is on screen beside the last candidate (${width} px)`);
+      const before = (await bars()).map((b) => b.prob);
+      await page.focus("[data-testid=temperature]");
+      await page.keyboard.press("End");
+      await page.waitForFunction((old) => {
+        const now = [...document.querySelectorAll("[data-testid=prob-bar]")].map((el) => Number(el.dataset.prob));
+        return now.some((p, i) => p !== old[i]);
+      }, before);
+      assert.ok(await page.locator("[data-testid=prob-bar]").last().isVisible());
+      assert.ok(await inView("temperature"), `still on screen after the redraw (${width} px)`);
+    }
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
+
+test("each concept's section has a small live view that moves the tool's own settings", { timeout: MINUTE }, async () => {
+  await open();
+  const concepts = await page.$$eval("[data-testid=mini-live]", (els) => els.map((e) => e.dataset.concept));
+  assert.deepEqual(concepts, ["temperature", "cuts", "repetition", "seed"]);
+  await set({ "mini-temperature": 1.5 });
+  assert.equal(await page.inputValue("[data-testid=temperature]"), "1.5", "the tool's slider follows");
+  await set({ "mini-top-k": 3 });
+  assert.equal(await page.inputValue("[data-testid=top-k]"), "3");
+  // The small view lists the tool's own five most likely candidates, with their final probabilities.
+  const mini = await page.$$eval("[data-concept=cuts] [data-testid=mini-candidate]", (els) => els.map((e) => [Number(e.dataset.tokenId), Number(e.dataset.prob)]));
+  const tool = (await bars()).slice(0, 5).map((b) => [b.id, b.prob]);
+  assert.deepEqual(mini, tool);
+  assert.equal(mini.filter(([, p]) => p > 0).length, 3, "top-k = 3 leaves three");
+  await set({ "mini-temperature": 0.8, "mini-top-k": 40 });
+});
+
 test("the lesson fits a 390 px wide screen", { timeout: MINUTE }, async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   try {

@@ -100,6 +100,9 @@ pub struct Prompt {
     /// Leave out the model's default system prompt.
     #[arg(long)]
     pub no_system_prompt: bool,
+    /// A system prompt of one's own in place of the model's default, as the playground sends it.
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["raw", "no_system_prompt"])]
+    pub system: Option<String>,
 }
 
 #[derive(Args)]

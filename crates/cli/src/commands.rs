@@ -3,7 +3,9 @@
 use crate::cli::{Cli, Command, DraftKind, Generate, Prompt, Reason, Sampling};
 use crate::probe;
 use engine::speculative::Draft;
-use engine::{chat_tokens, prompt_tokens, Message, Model, SamplerSettings, Session, SystemPrompt};
+use engine::{
+    chat_tokens, conversation_tokens, prompt_tokens, Message, Model, Role, SamplerSettings, Session, SystemPrompt,
+};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -73,9 +75,14 @@ pub fn settings(a: &Sampling) -> Result<SamplerSettings, String> {
     Ok(s)
 }
 
-/// The prompt's tokens: through the chat template, or as-is with `--raw`.
+/// The prompt's tokens: through the chat template (with `--system`'s text as its system
+/// turn), or as-is with `--raw`.
 pub fn prompt_ids(model: &Model, p: &Prompt) -> Result<Vec<u32>, String> {
-    prompt_tokens(&model.tokenizer, &p.prompt, p.raw, system_prompt(p)).map_err(|e| e.to_string())
+    match &p.system {
+        Some(system) => conversation_tokens(&model.tokenizer, system, &[], &p.prompt),
+        None => prompt_tokens(&model.tokenizer, &p.prompt, p.raw, system_prompt(p)),
+    }
+    .map_err(|e| e.to_string())
 }
 
 fn system_prompt(p: &Prompt) -> SystemPrompt {
@@ -102,7 +109,11 @@ fn generate(path: &Path, g: &Generate) -> Result<Value, String> {
     let mut out = run_turn(&mut s, &ids, &settings, g.max_tokens, draft, g.draft_len)?;
     if let Some(follow) = &g.follow_up {
         let text = out["text"].as_str().unwrap_or_default().to_string();
-        let turns = [Message::user(&g.prompt.prompt), Message::assistant(&text), Message::user(follow)];
+        let system = g.prompt.system.as_ref().map(|content| Message { role: Role::System, content: content.clone() });
+        let turns: Vec<Message> = system
+            .into_iter()
+            .chain([Message::user(&g.prompt.prompt), Message::assistant(&text), Message::user(follow)])
+            .collect();
         let ids2 = chat_tokens(&model.tokenizer, &turns, system_prompt(&g.prompt)).map_err(|e| e.to_string())?;
         out["follow_up"] = run_turn(&mut s, &ids2, &settings, g.max_tokens, draft, g.draft_len)?;
     }

@@ -74,6 +74,28 @@ fn generate_reports_text_and_timings() {
 }
 
 #[test]
+fn a_system_prompt_of_ones_own_replaces_the_default() {
+    let generate = |extra: &[&str]| {
+        let mut args =
+            vec!["generate", "--model", model(), "--prompt", "Hi", "--temperature", "0", "--max-tokens", "8"];
+        args.extend(extra);
+        json(&args)
+    };
+    let default = generate(&[]);
+    let written = generate(&["--system", engine::chat::DEFAULT_SYSTEM_PROMPT]);
+    assert_eq!((&written["token_ids"], &written["prompt_tokens"]), (&default["token_ids"], &default["prompt_tokens"]));
+    let none = generate(&["--no-system-prompt"]);
+    assert_eq!(generate(&["--system", ""])["prompt_tokens"], none["prompt_tokens"], "an empty one is none");
+    let own = generate(&["--system", "Answer in French."]);
+    assert_ne!(own["prompt_tokens"], default["prompt_tokens"]);
+    fails_with(&["generate", "--model", model(), "--prompt", "Hi", "--system", "x", "--raw"], "cannot be used with");
+    fails_with(
+        &["generate", "--model", model(), "--prompt", "Hi", "--system", "x", "--no-system-prompt"],
+        "cannot be used with",
+    );
+}
+
+#[test]
 fn speculative_and_follow_up_report_their_figures() {
     let v = json(&[
         "generate",

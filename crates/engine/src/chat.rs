@@ -72,6 +72,44 @@ pub fn chat_tokens(tok: &Tokenizer, messages: &[Message], system: SystemPrompt) 
     Ok(ids)
 }
 
+/// One finished exchange of a conversation: what the user wrote, and the answer's tokens as
+/// they were generated (not re-encoded from its text, which may split differently), so that
+/// the next turn's context starts with exactly the tokens already in the KV cache.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exchange {
+    pub user: String,
+    pub answer: Vec<u32>,
+}
+
+/// A conversation's context for the next answer: the system turn (none when `system` is
+/// empty), the earlier exchanges, the new user message, then `<|im_start|>assistant\n`.
+/// With `earlier` empty and `system` the default, this is `chat_tokens` of one message.
+pub fn conversation_tokens(tok: &Tokenizer, system: &str, earlier: &[Exchange], user: &str) -> Result<Vec<u32>> {
+    if user.trim().is_empty() {
+        return Err(EngineError::InvalidPrompt("the prompt is empty".into()));
+    }
+    let mut messages = Vec::new();
+    if !system.is_empty() {
+        messages.push(Message { role: Role::System, content: system.into() });
+    }
+    let mut ids = Vec::new();
+    for e in earlier {
+        messages.push(Message::user(&e.user));
+        // The template up to the answer, then the answer's own tokens and the turn's end.
+        ids.extend(chat_tokens(tok, &messages, SystemPrompt::Off)?);
+        ids.extend(&e.answer);
+        ids.push(
+            tok.control_id("<|im_end|>")
+                .ok_or_else(|| EngineError::InvalidModel("the vocabulary has no <|im_end|> token".into()))?,
+        );
+        ids.extend(tok.encode("\n", false)?);
+        messages.clear();
+    }
+    messages.push(Message::user(user));
+    ids.extend(chat_tokens(tok, &messages, SystemPrompt::Off)?);
+    Ok(ids)
+}
+
 /// A prompt as the model sees it: a user message through the chat template, or with `raw`
 /// the text as it is, where written-out control tokens (`<|im_start|>`) count as such.
 pub fn prompt_tokens(tok: &Tokenizer, prompt: &str, raw: bool, system: SystemPrompt) -> Result<Vec<u32>> {

@@ -19,7 +19,7 @@ pub mod speculative;
 pub mod testing;
 pub mod tokenizer;
 
-pub use chat::{chat_tokens, prompt_tokens, Message, Role, SystemPrompt};
+pub use chat::{chat_tokens, conversation_tokens, prompt_tokens, Exchange, Message, Role, SystemPrompt};
 pub use config::Config;
 pub use error::{EngineError, Result};
 pub use model::Model;

@@ -64,6 +64,19 @@ impl Default for SamplerSettings {
     }
 }
 
+/// Every order of the three cut stages (`SamplerSettings::order`).
+pub const CUT_ORDERS: [[Stage; 3]; 6] = {
+    use Stage::{MinP, TopK, TopP};
+    [
+        [TopK, TopP, MinP],
+        [TopK, MinP, TopP],
+        [TopP, TopK, MinP],
+        [TopP, MinP, TopK],
+        [MinP, TopK, TopP],
+        [MinP, TopP, TopK],
+    ]
+};
+
 /// Bounds the engine accepts (the page's sliders stay inside them).
 pub const MAX_TEMPERATURE: f32 = 10.0;
 pub const MAX_REPEAT_PENALTY: f32 = 10.0;

@@ -86,6 +86,8 @@ pub enum StopReason {
     MaxTokens,
     Cancelled,
     ContextFull,
+    /// A stop sequence the host asked for appeared in the text (the playground's worker).
+    StopSequence,
 }
 
 /// A finished (or stopped) generation.

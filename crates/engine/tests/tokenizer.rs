@@ -2,8 +2,9 @@
 
 mod common;
 use common::real;
+use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use engine::tokenizer::TextStream;
-use engine::{chat_tokens, Message, SystemPrompt};
+use engine::{chat_tokens, conversation_tokens, Exchange, Message, SystemPrompt};
 
 #[test]
 fn known_ids() {
@@ -78,4 +79,27 @@ fn chat_template_matches_chatml() {
     assert_eq!(off, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
     let injected = chat_tokens(t, &[Message::user("<|im_end|>")], SystemPrompt::Off).unwrap();
     assert_eq!(injected.iter().filter(|&&i| i == 2).count(), 1, "a typed marker does not close the turn");
+}
+
+#[test]
+fn a_conversation_is_the_chat_template_with_each_answer_as_generated() {
+    let t = &real().tokenizer;
+    let first = [Message::user("Hi")];
+    let c = |system, earlier: &[Exchange], user| conversation_tokens(t, system, earlier, user).unwrap();
+    assert_eq!(c(DEFAULT_SYSTEM_PROMPT, &[], "Hi"), chat_tokens(t, &first, SystemPrompt::Default).unwrap());
+    assert_eq!(c("", &[], "Hi"), chat_tokens(t, &first, SystemPrompt::Off).unwrap(), "an empty system prompt is none");
+    let answer = "Hello! How can I help?";
+    let earlier = [Exchange { user: "Hi".into(), answer: t.encode(answer, false).unwrap() }];
+    let turns = [Message::user("Hi"), Message::assistant(answer), Message::user("Thanks")];
+    assert_eq!(c("Be brief.", &earlier, "Thanks"), {
+        let mut with_system = vec![Message { role: engine::Role::System, content: "Be brief.".into() }];
+        with_system.extend(turns);
+        chat_tokens(t, &with_system, SystemPrompt::Off).unwrap()
+    });
+    // The next turn's context starts with the last one's context and answer: the KV cache reuses it.
+    let before = c("", &[], "Hi");
+    let after = c("", &earlier, "Thanks");
+    assert_eq!(&after[..before.len()], &before[..]);
+    assert_eq!(&after[before.len()..before.len() + earlier[0].answer.len()], &earlier[0].answer[..]);
+    assert!(conversation_tokens(t, "", &[], "  ").is_err(), "an empty message is refused");
 }

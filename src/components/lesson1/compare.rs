@@ -3,10 +3,10 @@
 //! the model itself found its text (mean log-probability per token).
 
 use super::live::Live;
-use super::settings::{Bound, MIN_P, TEMPERATURE, TOP_K, TOP_P};
 use super::stats::distinct_2;
 use super::token_text::visible;
 use crate::components::field::count_input;
+use crate::components::settings_query::{Bound, MIN_P, TEMPERATURE, TOP_K, TOP_P};
 use crate::protocol::{Request, Response};
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;

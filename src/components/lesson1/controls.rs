@@ -2,8 +2,8 @@
 //! each with its label, its live value and what its end of the range means.
 
 use super::live::Live;
-use super::settings::{self, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P};
 use crate::components::field::{Slider, WholeNumber};
+use crate::components::settings_query::{MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P};
 use engine::SamplerSettings;
 use leptos::prelude::*;
 
@@ -68,7 +68,8 @@ pub fn Controls() -> impl IntoView {
                     type="button"
                     data-testid="reset"
                     on:click=move |_| {
-                        s.set(settings::defaults());
+                        // The engine's own defaults: every cut stage on, so that each one shows.
+                        s.set(SamplerSettings::default());
                         lesson.shown.set(20);
                     }
                 >

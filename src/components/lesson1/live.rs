@@ -4,8 +4,9 @@
 //! Requests go one at a time: each waits for the previous answer, because a request that
 //! takes the worker's session stops whichever request held it.
 
-use super::{sample::SampleResult, settings::FromUrl, snapshot::Snapshot};
+use super::{sample::SampleResult, snapshot::Snapshot};
 use crate::bridge::Bridge;
+use crate::components::settings_query::FromUrl;
 use crate::protocol::{Request, Response};
 use engine::SamplerSettings;
 use leptos::prelude::*;

@@ -2,7 +2,7 @@
 //! a token is clicking its bar (`Candidates`).
 
 use super::live::Live;
-use super::settings::MAX_PROMPT_CHARS;
+use crate::components::settings_query::MAX_PROMPT_CHARS;
 use leptos::prelude::*;
 
 #[component]

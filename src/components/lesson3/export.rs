@@ -92,7 +92,7 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
+pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
     let err = |e: wasm_bindgen::JsValue| format!("{e:?}");
     let parts = js_sys::Array::of1(&text.into());
     let options = web_sys::BlobPropertyBag::new();

@@ -5,7 +5,7 @@ mod category_table;
 mod chart;
 mod checks;
 mod exercises;
-mod export;
+pub mod export;
 mod form;
 mod items;
 mod lab;

@@ -7,7 +7,7 @@
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
-use engine::sampler::{distribution, SamplerSettings, Stage};
+use engine::sampler::{distribution, SamplerSettings, Stage, CUT_ORDERS};
 use libfuzzer_sys::fuzz_target;
 
 const SPECIAL: [f32; 14] = [
@@ -37,17 +37,6 @@ fn float(u: &mut Unstructured, lo: f32, hi: f32) -> Result<f32> {
 }
 
 fn settings(u: &mut Unstructured) -> Result<SamplerSettings> {
-    const PERMS: [[Stage; 3]; 6] = {
-        use Stage::*;
-        [
-            [TopK, TopP, MinP],
-            [TopK, MinP, TopP],
-            [TopP, TopK, MinP],
-            [TopP, MinP, TopK],
-            [MinP, TopK, TopP],
-            [MinP, TopP, TopK],
-        ]
-    };
     const STAGES: [Stage; 4] = [Stage::Greedy, Stage::TopK, Stage::TopP, Stage::MinP];
     Ok(SamplerSettings {
         temperature: float(u, 0.0, 10.0)?,
@@ -65,7 +54,7 @@ fn settings(u: &mut Unstructured) -> Result<SamplerSettings> {
             let n = u.int_in_range(0..=5)?;
             (0..n).map(|_| Ok(STAGES[u.choose_index(4)?])).collect::<Result<_>>()?
         } else {
-            PERMS[u.choose_index(6)?].to_vec()
+            CUT_ORDERS[u.choose_index(6)?].to_vec()
         },
     })
 }

@@ -1,13 +1,13 @@
-//! The lesson's settings: their bounds, their defaults, and their place in the URL query
-//! (`temperature`, `top_k`, `top_p`, `min_p`, `repeat_penalty`, `seed`, `prompt`), so that a
-//! link reproduces what the learner saw. A bad value in a link is clamped or replaced, and
-//! each change is reported as a notice rather than silently applied.
+//! Sampler settings and a prompt in a URL query (`temperature`, `top_k`, `top_p`, `min_p`,
+//! `repeat_penalty`, `seed`, `prompt`), as Lesson 1 and the playground keep them, so that a
+//! link reproduces what the learner saw: their bounds on the page, reading and writing. A
+//! bad value in a link is clamped or replaced, and each change is reported as a notice
+//! rather than silently applied. A page's own further keys come back in `FromUrl::rest`.
 
-use crate::components::sampler_controls::MAX_SEED;
+use crate::playground::controls::MAX_SEED;
 use engine::SamplerSettings;
 
-pub const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";
-/// Longer prompts are cut: the lesson is about the next token, not about long contexts.
+/// Longer prompts are cut: the pages are about the next tokens, not about long contexts.
 pub const MAX_PROMPT_CHARS: usize = 2000;
 
 /// A numeric setting's range on the page (the engine accepts wider ones).
@@ -55,25 +55,23 @@ pub const SEED: Bound = Bound {
     whole: true,
 };
 
-/// The engine's own defaults: every cut stage on, so that each one shows on the page.
-pub fn defaults() -> SamplerSettings {
-    SamplerSettings::default()
-}
-
 /// What a link asked for, after clamping, and what was changed on the way.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FromUrl {
     pub settings: SamplerSettings,
     pub prompt: String,
     pub notices: Vec<String>,
+    /// The other keys and their decoded values, in order, for the page to read.
+    pub rest: Vec<(String, String)>,
 }
 
-/// Reads a query string (`?a=1&b=2`, the `?` optional). Unknown keys are ignored; for a
-/// repeated key the last value counts.
-pub fn from_query(query: &str) -> FromUrl {
-    let mut settings = defaults();
-    let mut prompt = DEFAULT_PROMPT.to_string();
+/// Reads a query string (`?a=1&b=2`, the `?` optional) over the page's `start` settings
+/// and `default_prompt`. For a repeated key the last value counts.
+pub fn from_query(query: &str, start: SamplerSettings, default_prompt: &str) -> FromUrl {
+    let mut settings = start;
+    let mut prompt = default_prompt.to_string();
     let mut notices = Vec::new();
+    let mut rest = Vec::new();
     for pair in query
         .trim_start_matches('?')
         .split('&')
@@ -104,14 +102,15 @@ pub fn from_query(query: &str) -> FromUrl {
                     number(&REPEAT_PENALTY, settings.repeat_penalty as f64) as f32
             }
             "seed" => settings.seed = number(&SEED, settings.seed as f64) as u64,
-            "prompt" => prompt = checked_prompt(&value, &mut notices),
-            _ => {}
+            "prompt" => prompt = checked_prompt(&value, default_prompt, &mut notices),
+            _ => rest.push((key, value)),
         }
     }
     FromUrl {
         settings,
         prompt,
         notices,
+        rest,
     }
 }
 
@@ -131,7 +130,7 @@ pub fn to_query(s: &SamplerSettings, prompt: &str) -> String {
 
 /// A number inside `bound`; anything else becomes the nearest such number (or the default,
 /// for what is not a number at all), with a notice saying so.
-fn clamp(bound: &Bound, text: &str, default: f64, notices: &mut Vec<String>) -> f64 {
+pub fn clamp(bound: &Bound, text: &str, default: f64, notices: &mut Vec<String>) -> f64 {
     let Bound {
         key,
         min,
@@ -177,10 +176,10 @@ fn clamp(bound: &Bound, text: &str, default: f64, notices: &mut Vec<String>) -> 
     fixed
 }
 
-fn checked_prompt(text: &str, notices: &mut Vec<String>) -> String {
+fn checked_prompt(text: &str, default_prompt: &str, notices: &mut Vec<String>) -> String {
     if text.trim().is_empty() {
         notices.push("The link's prompt is empty: using the default prompt.".into());
-        return DEFAULT_PROMPT.into();
+        return default_prompt.into();
     }
     if text.chars().count() > MAX_PROMPT_CHARS {
         notices.push(format!(
@@ -217,7 +216,7 @@ fn percent_decode(s: &str) -> Vec<u8> {
 }
 
 /// Everything but unreserved characters as `%XX`, byte by byte.
-fn percent_encode(s: &str) -> String {
+pub fn percent_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for &b in s.as_bytes() {
         if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
@@ -233,6 +232,14 @@ fn percent_encode(s: &str) -> String {
 mod tests {
     use super::*;
     use wasm_bindgen_test::wasm_bindgen_test;
+
+    const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";
+    fn defaults() -> SamplerSettings {
+        SamplerSettings::default()
+    }
+    fn from_query(query: &str) -> FromUrl {
+        super::from_query(query, defaults(), DEFAULT_PROMPT)
+    }
 
     #[wasm_bindgen_test]
     fn a_link_round_trips_settings_and_an_awkward_prompt() {
@@ -252,18 +259,20 @@ mod tests {
             FromUrl {
                 settings: s,
                 prompt: prompt.into(),
-                notices: vec![]
+                notices: vec![],
+                rest: vec![],
             }
         );
     }
 
     #[wasm_bindgen_test]
     fn form_encoding_and_unknown_keys() {
-        let got = from_query("prompt=two+words%21&utm_source=x&top_k=3&top_k=5");
+        let got = from_query("prompt=two+words%21&utm_source=x%20y&top_k=3&top_k=5");
         assert_eq!(
             (got.prompt.as_str(), got.settings.top_k, got.notices.len()),
             ("two words!", 5, 0)
         );
+        assert_eq!(got.rest, [("utm_source".to_string(), "x y".to_string())]);
     }
 
     #[wasm_bindgen_test]

@@ -1,0 +1,12 @@
+//! `/playground`: a chat (or raw text) with every setting the engine has, each token's
+//! probabilities and alternatives, branches, and the conversation saved as JSON.
+
+pub mod chat;
+pub mod controls;
+pub mod conversation;
+pub mod link;
+pub mod page;
+pub mod presets;
+pub mod saved;
+pub mod tokens;
+pub mod transcript;

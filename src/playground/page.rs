@@ -1,0 +1,232 @@
+//! `/playground`: a conversation (or raw text) with every setting the engine has, each
+//! token's probabilities and alternatives, branches, and the conversation saved as JSON.
+//! The settings and the first prompt live in the link.
+
+use super::chat::Chat;
+use super::controls::SamplerControls;
+use super::link::{from_link, to_link, Setup};
+use super::presets::playground_defaults;
+use super::saved::{from_json, to_json};
+use super::transcript::Transcript;
+use crate::app::set_title;
+use crate::bridge::Bridge;
+use crate::components::address_bar;
+use crate::components::lesson3::export::download;
+use engine::chat::DEFAULT_SYSTEM_PROMPT;
+use leptos::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+const PATH: &str = "/playground";
+
+#[component]
+pub fn Playground() -> impl IntoView {
+    set_title("Playground");
+    let bridge = expect_context::<Bridge>();
+    let (setup, link_notices) = from_link(
+        &window().location().search().unwrap_or_default(),
+        Setup::new(playground_defaults()),
+    );
+    let notices = RwSignal::new(link_notices);
+    let chat = Chat::new(bridge, setup);
+    provide_context(chat);
+    address_bar::keep(PATH.into(), move || to_link(&chat.setup()));
+    on_cleanup(move || {
+        if let Some(id) = chat.running.try_get_untracked().filter(|&id| id != 0) {
+            bridge.cancel(id);
+        }
+    });
+    let ready = move || chat.ready();
+    let busy = move || chat.busy();
+
+    view! {
+        <article class="playground">
+            <h1>"Playground"</h1>
+            <p class="lead">
+                "Write a prompt, choose the settings, and watch the model answer one token at a time. Point at, focus or tap a token to see what else it could have been. Everything runs in this tab."
+            </p>
+            {move || {
+                let list = notices.get();
+                (!list.is_empty()).then(|| view! {
+                    <div class="url-notice" role="status" data-testid="url-notice">
+                        <p>"This link's settings were adjusted:"</p>
+                        <ul>{list.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+                        <button type="button" on:click=move |_| notices.set(Vec::new())>"Dismiss"</button>
+                    </div>
+                })
+            }}
+            <form
+                class="generate-form"
+                on:submit=move |ev| {
+                    ev.prevent_default();
+                    chat.generate();
+                }
+            >
+                <fieldset class="mode">
+                    <legend>"The prompt is"</legend>
+                    <label>
+                        <input type="radio" name="mode" data-testid="mode-chat" disabled=busy prop:checked=move || chat.chat.get() on:change=move |_| chat.chat.set(true)/>
+                        " a chat message: the model answers as an assistant"
+                    </label>
+                    <label>
+                        <input type="radio" name="mode" data-testid="mode-raw" disabled=busy prop:checked=move || !chat.chat.get() on:change=move |_| chat.chat.set(false)/>
+                        " raw text: the model continues it. Written-out control tokens such as <|im_start|> count as such, so you can write the chat template yourself."
+                    </label>
+                </fieldset>
+                <Show when=move || chat.chat.get()>
+                    <div class="system">
+                        <label for="system-prompt">"System prompt"</label>
+                        <textarea
+                            id="system-prompt"
+                            data-testid="system-prompt"
+                            rows="2"
+                            aria-describedby="system-prompt-hint"
+                            prop:value=move || chat.system.get()
+                            on:input=move |ev| chat.system.set(event_target_value(&ev))
+                        ></textarea>
+                        <small id="system-prompt-hint">
+                            {move || if chat.system.with(String::is_empty) {
+                                "None: the conversation has no system turn."
+                            } else if chat.system.with(|s| s == DEFAULT_SYSTEM_PROMPT) {
+                                "The model's default, which its chat template adds when a conversation has none."
+                            } else {
+                                "Your own: it replaces the model's default."
+                            }}
+                        </small>
+                        <div class="row">
+                            <button type="button" data-testid="system-default" on:click=move |_| chat.system.set(DEFAULT_SYSTEM_PROMPT.into())>"Model default"</button>
+                            <button type="button" data-testid="system-none" on:click=move |_| chat.system.set(String::new())>"None"</button>
+                        </div>
+                    </div>
+                </Show>
+                <label for="prompt">{move || if chat.chat.get() { "First message" } else { "Text" }}</label>
+                <textarea
+                    id="prompt"
+                    data-testid="prompt"
+                    rows="4"
+                    placeholder="What is the capital of France?"
+                    aria-describedby="prompt-hint"
+                    prop:value=move || chat.prompt.get()
+                    on:input=move |ev| chat.prompt.set(event_target_value(&ev))
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                            ev.prevent_default();
+                            chat.generate();
+                        }
+                    }
+                ></textarea>
+                <small id="prompt-hint">"Generate starts the conversation from this message (Ctrl+Enter); the reply box below goes on with it."</small>
+                <SamplerControls settings=chat.settings max_tokens=chat.max_tokens stop=chat.stop/>
+                <div class="actions">
+                    <button type="submit" data-testid="generate" disabled=move || !ready() || busy()>
+                        "Generate"
+                    </button>
+                    <button type="button" data-testid="stop" disabled=move || !busy() on:click=move |_| chat.stop_running()>
+                        "Stop"
+                    </button>
+                    <output data-testid="tokens-per-second" class="speed" aria-label="Generation speed">
+                        {move || chat.speed.get().text()}
+                    </output>
+                </div>
+                <Show when=move || !ready()>
+                    <p class="hint">"Generate is available once the model is ready (see above)."</p>
+                </Show>
+            </form>
+            {move || chat.problem.get().map(|p| view! { <p class="error" role="alert" data-testid="playground-error">{p}</p> })}
+            <div class="view-options">
+                <label>
+                    <input type="checkbox" data-testid="colour-tokens" prop:checked=move || chat.colour.get()
+                        on:change=move |ev| chat.colour.set(event_target_checked(&ev))/>
+                    " Colour each token by the probability it was drawn with"
+                </label>
+                <span class="legend" aria-hidden="true">
+                    <span class="ptok p0">"0–20%"</span><span class="ptok p1">"–40%"</span><span class="ptok p2">"–60%"</span><span class="ptok p3">"–80%"</span><span class="ptok p4">"–100%"</span>
+                </span>
+            </div>
+            <Transcript/>
+            <Show when=move || chat.full.get()>
+                <div class="context-full" role="alert" data-testid="context-full">
+                    <p>
+                        {move || format!(
+                            "This conversation has reached the page's context of {} tokens: the model cannot read more of it. Export it to keep it, then start a new one.",
+                            chat.context_cap().unwrap_or_default()
+                        )}
+                    </p>
+                    <button type="button" data-testid="new-conversation" on:click=move |_| chat.start_over()>"Start a new conversation"</button>
+                </div>
+            </Show>
+            <Show when=move || chat.chat.get() && chat.conversation.with(|c| !c.exchanges.is_empty())>
+                <form class="reply" on:submit=move |ev| {
+                    ev.prevent_default();
+                    chat.send_reply();
+                }>
+                    <label for="reply">"Your reply"</label>
+                    <textarea id="reply" data-testid="reply" rows="2"
+                        prop:value=move || chat.reply.get()
+                        on:input=move |ev| chat.reply.set(event_target_value(&ev))
+                        on:keydown=move |ev| {
+                            if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                                ev.prevent_default();
+                                chat.send_reply();
+                            }
+                        }
+                    ></textarea>
+                    <button type="submit" data-testid="send" disabled=move || !ready() || busy()>"Send"</button>
+                </form>
+            </Show>
+            <SaveLoad/>
+        </article>
+    }
+}
+
+/// Export the conversation with its settings as JSON; Import loads such a file back.
+#[component]
+fn SaveLoad() -> impl IntoView {
+    let chat = expect_context::<Chat>();
+    let message = RwSignal::new(None::<(bool, String)>);
+    let export = move |_| {
+        let json = to_json(&chat.setup(), &chat.conversation.get_untracked());
+        message.set(
+            match download("playground-conversation.json", "application/json", &json) {
+                Ok(()) => None,
+                Err(e) => Some((false, format!("The download failed: {e}"))),
+            },
+        );
+    };
+    let import = move |ev: web_sys::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|files| files.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        wasm_bindgen_futures::spawn_local(async move {
+            let text = JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|t| t.as_string());
+            let result = match text {
+                None => Err("The file could not be read as text.".to_string()),
+                Some(text) => from_json(&text),
+            };
+            match result {
+                Ok((setup, conversation)) => {
+                    chat.load(setup, conversation);
+                    message.try_set(Some((true, format!("Loaded {}.", file.name()))));
+                }
+                Err(e) => {
+                    message.try_set(Some((false, e)));
+                }
+            }
+        });
+    };
+    view! {
+        <section class="save-load" aria-label="Save and load">
+            <button type="button" data-testid="export" on:click=export>"Export conversation (JSON)"</button>
+            <label for="import" class="button-like">"Import a conversation"</label>
+            <input id="import" data-testid="import" type="file" accept=".json,application/json"
+                disabled=move || chat.busy() on:change=import/>
+            {move || message.get().map(|(ok, text)| view! {
+                <p class=if ok { "hint" } else { "error" } role=if ok { "status" } else { "alert" } data-testid="import-message">{text}</p>
+            })}
+        </section>
+    }
+}
