@@ -510,19 +510,27 @@ fn collapse_whitespace(s: &str) -> String {
 }
 
 /// Up to the first sentence end ('.', '!' or '?' before white space) or line break. A decimal
-/// point ("2.5") and a list number's point ("1. First, ...") do not end a sentence.
+/// point ("2.5") and a list number's point ("1. First, ...") do not end a sentence. A question
+/// asserts nothing ("12? No, 13." settles on 13; "Is 17 odd? Yes." on yes), so a sentence that
+/// ends in '?' on the first line is passed over for the one after it, when there is one.
 fn first_sentence(s: &str) -> &str {
+    let mut start = 0;
     let mut it = s.char_indices().peekable();
     while let Some((i, c)) = it.next() {
         let next_is_space = it.peek().is_none_or(|&(_, n)| n.is_whitespace());
         // The first sentence lies on the first line, so a list number is all that precedes it.
-        let before = s[..i].trim();
+        let before = s[start..i].trim();
         let list_number = c == '.' && !before.is_empty() && before.chars().all(|d| d.is_ascii_digit());
         if c == '\n' || (matches!(c, '.' | '!' | '?') && next_is_space && !list_number) {
-            return &s[..i];
+            let rest = &s[i + 1..];
+            if c == '?' && !rest.trim().is_empty() && !rest.trim_start_matches([' ', '\t']).starts_with('\n') {
+                start = i + 1;
+                continue;
+            }
+            return s[start..i].trim();
         }
     }
-    s
+    s[start..].trim()
 }
 
 /// The words and numbers of `toks`, without symbols.
@@ -622,6 +630,10 @@ mod tests {
         assert_eq!(ex("The larger is 9.9. Because 9.9 > 9.11"), "The larger is 9.9");
         assert_eq!(ex("reanswer: 5 then 6"), "reanswer: 5 then 6");
         assert_eq!(ex("1. Japan is in Asia.\n2. Its capital is Tokyo."), "1. Japan is in Asia");
+        assert_eq!(ex("12? No, 13."), "No, 13");
+        assert_eq!(ex("Is 17 odd? Yes, it is."), "Yes, it is");
+        assert_eq!(ex("Is it 12?"), "Is it 12");
+        assert_eq!(ex("Is it 12?\nMaybe 13."), "Is it 12");
         assert_eq!(extract_answer(""), None);
         assert_eq!(extract_answer("  \n **  "), None);
     }
