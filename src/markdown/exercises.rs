@@ -116,7 +116,12 @@ mod tests {
         let (_, exercises) = split(super::super::sources::REASONING);
         assert_eq!(
             exercises.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
-            ["ex-token-budget", "ex-self-consistency", "ex-cot-no-help", "ex-pass-at-k"]
+            [
+                "ex-token-budget",
+                "ex-self-consistency",
+                "ex-cot-no-help",
+                "ex-pass-at-k"
+            ]
         );
         assert!(exercises
             .iter()
