@@ -195,6 +195,51 @@ impl QMatrix {
         }
     }
 
+    /// `n` independent decode rows (sequences decoding together, `batch.rs`): each row gets
+    /// exactly `matmul(row, 1)`'s arithmetic (`matvec`'s scaled block dot products, summed in
+    /// the same order), so its result is bit-identical to a single-token pass, while each
+    /// weight block is unpacked once for up to 8 rows. `matvec_few` would unpack once too,
+    /// but dequantises first and so rounds differently: sampled tokens could then differ
+    /// from unbatched sampling with the same seed.
+    pub fn matmul_batch(&self, x: &[f32], n: usize, out: &mut [f32]) {
+        assert_eq!(x.len(), n * self.cols, "matmul_batch: activation shape");
+        assert_eq!(out.len(), n * self.rows, "matmul_batch: output shape");
+        let (xs, outs) = (x.chunks(BATCH_TILE * self.cols), out.chunks_mut(BATCH_TILE * self.rows));
+        for (x, out) in xs.zip(outs) {
+            match x.len() / self.cols {
+                1 => self.matvec(x, 0..self.rows, out),
+                2 => self.matvec_batch::<2>(x, out),
+                3 => self.matvec_batch::<3>(x, out),
+                4 => self.matvec_batch::<4>(x, out),
+                5 => self.matvec_batch::<5>(x, out),
+                6 => self.matvec_batch::<6>(x, out),
+                7 => self.matvec_batch::<7>(x, out),
+                _ => self.matvec_batch::<8>(x, out),
+            }
+        }
+    }
+
+    /// `matvec` for `T` activation rows at once (see `matmul_batch`).
+    fn matvec_batch<const T: usize>(&self, x: &[f32], out: &mut [f32]) {
+        let per_row = self.cols / BLOCK;
+        match &self.w {
+            Weights::Q4_1 { d, m, qs } => {
+                let xsum: Vec<f32> = x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
+                let q = |i: usize| nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
+                let offset = |i: usize, b: usize, t: usize| m[i] * xsum[t * per_row + b];
+                matvec_scaled_batch::<T>(x, per_row, self.rows, out, q, |i| d[i], offset)
+            }
+            Weights::Q8_0 { d, qs } => {
+                let q = |i: usize| bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap());
+                matvec_scaled_batch::<T>(x, per_row, self.rows, out, q, |i| d[i], |_, _, _| 0.0)
+            }
+            Weights::F32(w) => {
+                let q = |i: usize| f32_block(w, i);
+                matvec_scaled_batch::<T>(x, per_row, self.rows, out, q, |_| 1.0, |_, _, _| 0.0)
+            }
+        }
+    }
+
     /// 2 to 8 tokens (verifying a speculative draft): as in `matvec`, each block is
     /// dequantised into registers and used at once, here for all `T` tokens. `matmat`'s
     /// dequantised-row buffer pays off only over many tokens. Unlike `matvec`, the block is
@@ -330,6 +375,42 @@ fn matvec_scaled(
     }
 }
 
+/// Decode rows that share each unpacked weight block in `matmul_batch`.
+const BATCH_TILE: usize = 8;
+
+/// `matvec_scaled` for `T` activation rows, one weight row at a time: each block is
+/// unpacked once and its scaled dot product added to every row's accumulator, in the same
+/// order of operations as `matvec_scaled` uses for one row.
+#[inline(always)]
+fn matvec_scaled_batch<const T: usize>(
+    x: &[f32],
+    per_row: usize,
+    rows: usize,
+    out: &mut [f32],
+    q: impl Fn(usize) -> [F4; 8],
+    scale: impl Fn(usize) -> f32,
+    offset: impl Fn(usize, usize, usize) -> f32,
+) {
+    let cols = per_row * BLOCK;
+    for r in 0..rows {
+        let mut acc = [F4::zero(); T];
+        let mut c = [0f32; T];
+        for b in 0..per_row {
+            let i = r * per_row + b;
+            let (w, s) = (q(i), F4::splat(scale(i)));
+            for t in 0..T {
+                let xs = &x[t * cols + b * BLOCK..];
+                let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
+                acc[t] = acc[t].add(dot_block(w, &xb).mul(s));
+                c[t] += offset(i, b, t);
+            }
+        }
+        for t in 0..T {
+            out[t * rows + r] = acc[t].sum() + c[t];
+        }
+    }
+}
+
 /// Activation rows per register tile (with `ROW_TILE` weight rows).
 const TOKEN_TILE: usize = 4;
 
@@ -378,7 +459,7 @@ mod tests {
             assert_eq!(&row, want, "row {r} of {dtype:?} differs from candle's dequantisation");
         }
         // One token (decode), a few (draft verification) and many (prefill) take different kernels.
-        for n in [1, 3, 6, 8, 13] {
+        for n in [1, 3, 6, 8, 13, 17] {
             let x: Vec<f32> = (0..n * cols).map(|i| ((i * 17 % 23) as f32 - 11.0) / 7.0).collect();
             let mut out = vec![0f32; n * rows];
             m.matmul(&x, n, &mut out);
@@ -390,6 +471,14 @@ mod tests {
                         "{dtype:?} n={n} t={t} r={r}"
                     );
                 }
+            }
+            // A batch of decode rows: each bit-identical to its own single-token pass.
+            let mut batch = vec![0f32; n * rows];
+            m.matmul_batch(&x, n, &mut batch);
+            for t in 0..n {
+                let mut one = vec![0f32; rows];
+                m.matmul(&x[t * cols..(t + 1) * cols], 1, &mut one);
+                assert_eq!(&batch[t * rows..(t + 1) * rows], &one[..], "{dtype:?} batch n={n} row {t}");
             }
         }
     }
