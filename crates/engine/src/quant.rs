@@ -211,16 +211,21 @@ impl QMatrix {
                 self.matvec_pairs(x, out);
                 continue;
             }
-            match x.len() / self.cols {
-                1 => self.matvec(x, 0..self.rows, out),
-                2 => self.matvec_batch::<2>(x, out),
-                3 => self.matvec_batch::<3>(x, out),
-                4 => self.matvec_batch::<4>(x, out),
-                5 => self.matvec_batch::<5>(x, out),
-                6 => self.matvec_batch::<6>(x, out),
-                7 => self.matvec_batch::<7>(x, out),
-                _ => self.matvec_batch::<8>(x, out),
-            }
+            self.matvec_tile(x, out);
+        }
+    }
+
+    /// `matmul_batch` for up to `BATCH_TILE` rows, in `F4`s.
+    fn matvec_tile(&self, x: &[f32], out: &mut [f32]) {
+        match x.len() / self.cols {
+            1 => self.matvec(x, 0..self.rows, out),
+            2 => self.matvec_batch::<2>(x, out),
+            3 => self.matvec_batch::<3>(x, out),
+            4 => self.matvec_batch::<4>(x, out),
+            5 => self.matvec_batch::<5>(x, out),
+            6 => self.matvec_batch::<6>(x, out),
+            7 => self.matvec_batch::<7>(x, out),
+            _ => self.matvec_batch::<8>(x, out),
         }
     }
 
@@ -568,6 +573,12 @@ mod tests {
                 let mut one = vec![0f32; rows];
                 m.matmul(&x[t * cols..(t + 1) * cols], 1, &mut one);
                 assert_eq!(&batch[t * rows..(t + 1) * rows], &one[..], "{dtype:?} batch n={n} row {t}");
+            }
+            // The F4 kernel too, which x86_64 with AVX (the usual test machine) passes by.
+            if n <= BATCH_TILE {
+                let mut tile = vec![0f32; n * rows];
+                m.matvec_tile(&x, &mut tile);
+                assert_eq!(tile, batch, "{dtype:?} F4 batch n={n}");
             }
         }
     }
