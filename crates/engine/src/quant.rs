@@ -84,6 +84,50 @@ macro_rules! with_blocks {
     }};
 }
 
+/// A matrix's blocks as the batched decode kernels take them (`matvec`'s arithmetic):
+/// `q(i)` block i's raw values, `scale(i)` its scale, `offset(i, b, t)` its offset times
+/// activation row t's Σ x over block b.
+struct Scaled<Q, S, O> {
+    q: Q,
+    scale: S,
+    offset: O,
+}
+
+/// Runs `$body` with `$blocks`, the `Scaled` view of `$m` for the activation rows `$x`,
+/// compiled once per format.
+macro_rules! with_scaled_blocks {
+    ($m:expr, $x:expr, |$blocks:ident| $body:expr) => {{
+        let per_row = $m.cols / BLOCK;
+        match &$m.w {
+            Weights::Q4_1 { d, m, qs } => {
+                let xsum: Vec<f32> = $x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
+                let $blocks = Scaled {
+                    q: |i: usize| nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap()),
+                    scale: |i: usize| d[i],
+                    offset: |i: usize, b: usize, t: usize| m[i] * xsum[t * per_row + b],
+                };
+                $body
+            }
+            Weights::Q8_0 { d, qs } => {
+                let $blocks = Scaled {
+                    q: |i: usize| bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap()),
+                    scale: |i: usize| d[i],
+                    offset: |_: usize, _: usize, _: usize| 0.0,
+                };
+                $body
+            }
+            Weights::F32(w) => {
+                let $blocks = Scaled {
+                    q: |i: usize| f32_block(w, i),
+                    scale: |_: usize| 1.0,
+                    offset: |_: usize, _: usize, _: usize| 0.0,
+                };
+                $body
+            }
+        }
+    }};
+}
+
 /// A `rows × cols` row-major weight matrix: `rows` outputs, `cols` inputs.
 pub struct QMatrix {
     pub rows: usize,
@@ -244,26 +288,10 @@ impl QMatrix {
                 dst[4..].copy_from_slice(&x[(2 * p + 1) * cols + 4 * c..][..4]);
             }
         }
-        let per_row = cols / BLOCK;
         // SAFETY: `matmul_batch` checked `has_avx`.
-        unsafe {
-            match &self.w {
-                Weights::Q4_1 { d, m, qs } => {
-                    let xsum: Vec<f32> = x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
-                    let q = |i: usize| nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
-                    let offset = |i: usize, b: usize, t: usize| m[i] * xsum[t * per_row + b];
-                    matvec_scaled_pairs(&x2, pairs, per_row, self.rows, out, q, |i| d[i], offset)
-                }
-                Weights::Q8_0 { d, qs } => {
-                    let q = |i: usize| bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap());
-                    matvec_scaled_pairs(&x2, pairs, per_row, self.rows, out, q, |i| d[i], |_, _, _| 0.0)
-                }
-                Weights::F32(w) => {
-                    let q = |i: usize| f32_block(w, i);
-                    matvec_scaled_pairs(&x2, pairs, per_row, self.rows, out, q, |_| 1.0, |_, _, _| 0.0)
-                }
-            }
-        }
+        with_scaled_blocks!(self, x, |blocks| unsafe {
+            matvec_scaled_pairs(&x2, pairs, cols / BLOCK, self.rows, out, &blocks)
+        });
         if n % 2 == 1 {
             self.matvec(&x[(n - 1) * cols..], 0..self.rows, &mut out[(n - 1) * self.rows..]);
         }
@@ -271,23 +299,13 @@ impl QMatrix {
 
     /// `matvec` for `T` activation rows at once (see `matmul_batch`).
     fn matvec_batch<const T: usize>(&self, x: &[f32], out: &mut [f32]) {
-        let per_row = self.cols / BLOCK;
-        match &self.w {
-            Weights::Q4_1 { d, m, qs } => {
-                let xsum: Vec<f32> = x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
-                let q = |i: usize| nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
-                let offset = |i: usize, b: usize, t: usize| m[i] * xsum[t * per_row + b];
-                matvec_scaled_batch::<T>(x, per_row, self.rows, out, q, |i| d[i], offset)
-            }
-            Weights::Q8_0 { d, qs } => {
-                let q = |i: usize| bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap());
-                matvec_scaled_batch::<T>(x, per_row, self.rows, out, q, |i| d[i], |_, _, _| 0.0)
-            }
-            Weights::F32(w) => {
-                let q = |i: usize| f32_block(w, i);
-                matvec_scaled_batch::<T>(x, per_row, self.rows, out, q, |_| 1.0, |_, _, _| 0.0)
-            }
-        }
+        with_scaled_blocks!(self, x, |blocks| matvec_scaled_batch::<T, _, _, _>(
+            x,
+            self.cols / BLOCK,
+            self.rows,
+            out,
+            &blocks
+        ))
     }
 
     /// 2 to 8 tokens (verifying a speculative draft): as in `matvec`, each block is
@@ -432,15 +450,18 @@ const BATCH_TILE: usize = 8;
 /// unpacked once and its scaled dot product added to every row's accumulator, in the same
 /// order of operations as `matvec_scaled` uses for one row.
 #[inline(always)]
-fn matvec_scaled_batch<const T: usize>(
+fn matvec_scaled_batch<const T: usize, Q, S, O>(
     x: &[f32],
     per_row: usize,
     rows: usize,
     out: &mut [f32],
-    q: impl Fn(usize) -> [F4; 8],
-    scale: impl Fn(usize) -> f32,
-    offset: impl Fn(usize, usize, usize) -> f32,
-) {
+    blocks: &Scaled<Q, S, O>,
+) where
+    Q: Fn(usize) -> [F4; 8],
+    S: Fn(usize) -> f32,
+    O: Fn(usize, usize, usize) -> f32,
+{
+    let Scaled { q, scale, offset } = blocks;
     let cols = per_row * BLOCK;
     for r in 0..rows {
         let mut acc = [F4::zero(); T];
@@ -465,18 +486,16 @@ fn matvec_scaled_batch<const T: usize>(
 /// the same operations in the same order, each on two rows at once.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-#[allow(clippy::too_many_arguments)]
-fn matvec_scaled_pairs(
+fn matvec_scaled_pairs<Q: Fn(usize) -> [F4; 8], S: Fn(usize) -> f32, O: Fn(usize, usize, usize) -> f32>(
     x2: &[f32],
     pairs: usize,
     per_row: usize,
     rows: usize,
     out: &mut [f32],
-    q: impl Fn(usize) -> [F4; 8],
-    scale: impl Fn(usize) -> f32,
-    offset: impl Fn(usize, usize, usize) -> f32,
+    blocks: &Scaled<Q, S, O>,
 ) {
     use crate::simd::F8;
+    let Scaled { q, scale, offset } = blocks;
     let mut acc = [F8::zero(); BATCH_TILE / 2];
     let mut c = [0f32; BATCH_TILE];
     for r in 0..rows {

@@ -43,8 +43,7 @@ fn assert_batch_matches(model: &Arc<Model>, prompt: &[u32], samples: &[BatchSamp
 
 #[test]
 fn batched_logits_are_bit_identical_to_single_sequence_passes() {
-    let m = tiny();
-    let p = prompt();
+    let (m, p) = (tiny(), prompt());
     let mut prefix = KvCache::new(&m.config);
     m.forward(&p, 0, &mut prefix, m.config.layers, Logits::Last).unwrap();
     // 11 sequences (a full tile of 8 and 3 more), each one token further than the last, so
