@@ -115,11 +115,17 @@ fn end_of_turn_and_full_context_end_sequences_as_a_session_does() {
 fn bad_requests_are_errors() {
     let m = tiny();
     let ok = BatchSample { seed: 0, settings: SamplerSettings::greedy(), max_tokens: 4 };
-    assert!(BatchDecoder::new(m.clone(), &prompt(), &[]).is_err());
-    assert!(BatchDecoder::new(m.clone(), &[], &[ok.clone()]).is_err());
+    let message = |samples: &[BatchSample], prompt: &[u32]| match BatchDecoder::new(m.clone(), prompt, samples) {
+        Ok(_) => panic!("should fail"),
+        Err(e) => e.to_string(),
+    };
+    assert!(message(&[], &prompt()).contains("at least one sample"));
+    assert!(message(std::slice::from_ref(&ok), &[]).contains("the prompt is empty"));
     let bad =
         BatchSample { settings: SamplerSettings { temperature: -1.0, ..SamplerSettings::default() }, ..ok.clone() };
-    assert!(BatchDecoder::new(m.clone(), &prompt(), &[ok, bad]).is_err());
+    assert!(message(&[ok.clone(), bad], &prompt()).contains("temperature"));
+    let too_long = vec![5; m.config.context];
+    assert!(message(&[ok], &too_long).contains("shorten it"));
 }
 
 #[test]
