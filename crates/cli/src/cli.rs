@@ -39,6 +39,10 @@ pub enum Command {
     Bench {
         #[arg(long, default_value_t = 3)]
         rounds: usize,
+        /// Instead: N samples of the prompt (self-consistency's sampler, up to 128 tokens
+        /// each), one session after another and then decoded together, 2 to 32.
+        #[arg(long, value_parser = batch_size)]
+        batch: Option<usize>,
     },
     /// Logit error against the slow plain-f32 reference forward.
     Reference {
@@ -87,6 +91,16 @@ fn pass_size(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(n) if (1..=MAX_PASS).contains(&n) => Ok(n),
         _ => Err(format!("'{s}' is not a pass size from 1 to {MAX_PASS}")),
+    }
+}
+
+/// The largest batch `bench --batch` runs (self-consistency's most samples).
+pub const MAX_BATCH: usize = 32;
+
+fn batch_size(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (2..=MAX_BATCH).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a batch size from 2 to {MAX_BATCH}")),
     }
 }
 

@@ -250,6 +250,21 @@ fn bench_pass_reports_each_size() {
 }
 
 #[test]
+fn bench_batch_reports_both_rates_over_the_same_tokens() {
+    let v = json(&["bench", "--model", model(), "--batch", "2", "--rounds", "1"]);
+    assert_eq!(v["batch"], 2);
+    let (seq, bat) = (v["sequential_tokens_per_s"].as_f64().unwrap(), v["batched_tokens_per_s"].as_f64().unwrap());
+    assert!(seq > 0.0 && bat > 0.0);
+    // One round: the speedup is the ratio of the two rates (they count the same tokens).
+    assert!((v["speedup"].as_f64().unwrap() - bat / seq).abs() < 1e-9 * bat / seq);
+    let generated = v["generated_tokens"].as_u64().unwrap();
+    assert!((2..=256).contains(&generated), "{v}");
+    fails_with(&["bench", "--batch", "1"], "'1' is not a batch size from 2 to 32");
+    fails_with(&["bench", "--batch", "x"], "'x' is not a batch size from 2 to 32");
+    fails_with(&["bench", "--model", model(), "--batch", "2", "--rounds", "0"], "--rounds must be 1 to 100");
+}
+
+#[test]
 fn probe_commands_check_their_arguments() {
     fn a<'a>(extra: &[&'a str]) -> Vec<&'a str> {
         [&["attention", "--model", model(), "--prompt", "hi"], extra].concat()

@@ -10,6 +10,7 @@ use crate::memory;
 /// this much unused room (a doubling `Vec` could hold twice what it uses).
 const GROW_POSITIONS: usize = 64;
 
+#[derive(Clone)]
 pub struct LayerCache {
     /// `len × kv_dim` keys, after RoPE.
     pub k: Vec<f32>,
@@ -34,6 +35,7 @@ impl LayerCache {
     }
 }
 
+#[derive(Clone)]
 pub struct KvCache {
     pub layers: Vec<LayerCache>,
     kv_dim: usize,

@@ -338,71 +338,96 @@ impl Model {
                 cache.layers[i].len
             )));
         }
-        let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
-        let scratch = |len| memory::zeros::<f32>(len, "the forward pass's activations");
-        let mut x = scratch(n * e)?;
-        for (i, &t) in tokens.iter().enumerate() {
-            self.embed.row_into(t as usize, &mut x[i * e..(i + 1) * e]);
-        }
-        let mut h = scratch(n * e)?;
-        let (mut q, mut k, mut v) = (scratch(n * e)?, scratch(n * kvd)?, scratch(n * kvd)?);
-        let mut attn = scratch(n * e)?;
-        let mut proj = scratch(n * e)?;
-        let (mut g, mut u) = (scratch(n * c.ffn)?, scratch(n * c.ffn)?);
-        let scale = 1.0 / (hd as f32).sqrt();
+        let (e, kvd) = (c.embedding, c.kv_dim());
+        let mut a = Activations::new(self, tokens)?;
         if let Some(hidden) = probe.hidden.as_mut() {
             hidden.clear();
         }
         for (li, layer) in self.layers[..layers].iter().enumerate() {
-            rms_norm(&x, &layer.attn_norm, c.rms_eps, &mut h);
-            layer.wq.matmul(&h, n, &mut q);
-            layer.wk.matmul(&h, n, &mut k);
-            layer.wv.matmul(&h, n, &mut v);
+            a.qkv(self, layer, QMatrix::matmul);
             for i in 0..n {
-                self.rope(&mut q[i * e..(i + 1) * e], start + i);
-                self.rope(&mut k[i * kvd..(i + 1) * kvd], start + i);
+                self.rope(&mut a.q[i * e..(i + 1) * e], start + i);
+                self.rope(&mut a.k[i * kvd..(i + 1) * kvd], start + i);
             }
             let lc = &mut cache.layers[li];
-            lc.write(start, &k, &v, kvd)?;
+            lc.write(start, &a.k, &a.v, kvd)?;
+            let scale = a.scale;
             // Two instances of `attention`: with the hook off, its call to `on_row` is empty
             // and compiles away.
-            match probe.attention.as_mut().filter(|a| a.layer == li) {
-                Some(capture) => {
-                    attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn, |i, h, w| capture.record(start + i, h, w))
-                }
-                None => attention(&q, &lc.k, &lc.v, start, c, scale, &mut attn, |_, _, _| {}),
+            match probe.attention.as_mut().filter(|p| p.layer == li) {
+                Some(capture) => attention(&a.q, &lc.k, &lc.v, start, c, scale, &mut a.attn, |i, h, w| {
+                    capture.record(start + i, h, w)
+                }),
+                None => attention(&a.q, &lc.k, &lc.v, start, c, scale, &mut a.attn, |_, _, _| {}),
             }
-            layer.wo.matmul(&attn, n, &mut proj);
-            add_in_place(&mut x, &proj);
-
-            rms_norm(&x, &layer.ffn_norm, c.rms_eps, &mut h);
-            layer.gate.matmul(&h, n, &mut g);
-            layer.up.matmul(&h, n, &mut u);
-            for (gi, ui) in g.iter_mut().zip(&u) {
-                *gi = *gi / (1.0 + (-*gi).exp()) * ui;
-            }
-            layer.down.matmul(&g, n, &mut proj);
-            add_in_place(&mut x, &proj);
+            a.output_and_mlp(self, layer, QMatrix::matmul);
             if let Some(hidden) = probe.hidden.as_mut() {
-                hidden.push(x[(n - 1) * e..].to_vec());
+                hidden.push(a.x[(n - 1) * e..].to_vec());
             }
         }
         let rows = match logits {
             Logits::All => 0..n,
             Logits::Last => n - 1..n,
         };
-        self.head(&x[rows.start * e..rows.end * e])
+        self.head_with(&a.x[rows.start * e..rows.end * e], QMatrix::matmul)
+    }
+
+    /// One decode step of several independent sequences: `tokens[s]` is appended to
+    /// `caches[s]`, at that cache's own length. The matmuls take the sequences as the rows
+    /// of one batch (`QMatrix::matmul_batch`: per row, the arithmetic of a one-token pass,
+    /// so every sequence's logits are bit-identical to `forward` of its token alone);
+    /// attention runs per sequence over its own cache. Returns `vocab` logits per sequence.
+    pub fn forward_batch(&self, tokens: &[u32], caches: &mut [&mut KvCache]) -> Result<Vec<f32>> {
+        let c = &self.config;
+        if tokens.is_empty() || tokens.len() != caches.len() {
+            return Err(EngineError::InvalidState(format!(
+                "a batch needs one cache per token and at least one token, got {} tokens and {} caches",
+                tokens.len(),
+                caches.len()
+            )));
+        }
+        if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= c.vocab) {
+            return Err(EngineError::InvalidState(format!("token id {bad} is outside the vocabulary")));
+        }
+        let starts: Vec<usize> = caches.iter().map(|cache| cache.len()).collect();
+        if let Some(&full) = starts.iter().find(|&&s| s >= c.context) {
+            return Err(EngineError::InvalidPrompt(format!(
+                "{} tokens do not fit the model's {}-token context",
+                full + 1,
+                c.context
+            )));
+        }
+        let (e, kvd) = (c.embedding, c.kv_dim());
+        let mut a = Activations::new(self, tokens)?;
+        for (li, layer) in self.layers.iter().enumerate() {
+            a.qkv(self, layer, QMatrix::matmul_batch);
+            for (i, (cache, &start)) in caches.iter_mut().zip(&starts).enumerate() {
+                let (q, k, v) =
+                    (&mut a.q[i * e..(i + 1) * e], &mut a.k[i * kvd..(i + 1) * kvd], &a.v[i * kvd..(i + 1) * kvd]);
+                self.rope(q, start);
+                self.rope(k, start);
+                let lc = &mut cache.layers[li];
+                lc.write(start, k, v, kvd)?;
+                attention(q, &lc.k, &lc.v, start, c, a.scale, &mut a.attn[i * e..(i + 1) * e], |_, _, _| {});
+            }
+            a.output_and_mlp(self, layer, QMatrix::matmul_batch);
+        }
+        self.head_with(&a.x, QMatrix::matmul_batch)
     }
 
     /// The final norm and the output head: `vocab` logits for each row of hidden states.
     /// The logit lens applies it to every layer's output.
     pub fn head(&self, x: &[f32]) -> Result<Vec<f32>> {
+        self.head_with(x, QMatrix::matmul)
+    }
+
+    fn head_with(&self, x: &[f32], matmul: MatMul) -> Result<Vec<f32>> {
         let c = &self.config;
         let m = x.len() / c.embedding;
         let mut normed = memory::zeros(m * c.embedding, "the forward pass's activations")?;
         rms_norm(x, &self.out_norm, c.rms_eps, &mut normed);
         let mut out = memory::zeros(m * c.vocab, "the logits")?;
-        self.lm_head.as_ref().unwrap_or(&self.embed).matmul(&normed, m, &mut out);
+        matmul(self.lm_head.as_ref().unwrap_or(&self.embed), &normed, m, &mut out);
         Ok(out)
     }
 
@@ -419,6 +444,77 @@ impl Model {
                 head[2 * i + 1] = a * sin + b * cos;
             }
         }
+    }
+}
+
+/// A matrix product over `n` activation rows: `QMatrix::matmul` for the tokens of one
+/// sequence, `QMatrix::matmul_batch` for one token of each of several sequences.
+type MatMul = fn(&QMatrix, &[f32], usize, &mut [f32]);
+
+/// The activations of one pass over `n` rows (tokens of one sequence, or one token of each
+/// sequence in a batch), and the steps of a layer that treat every row alike.
+struct Activations {
+    n: usize,
+    /// The residual stream, `n × embedding`.
+    x: Vec<f32>,
+    h: Vec<f32>,
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    attn: Vec<f32>,
+    proj: Vec<f32>,
+    g: Vec<f32>,
+    u: Vec<f32>,
+    /// 1 / √head_dim, the attention scores' scale.
+    scale: f32,
+}
+
+impl Activations {
+    /// The embeddings of `tokens` (already checked against the vocabulary), and room for the rest.
+    fn new(model: &Model, tokens: &[u32]) -> Result<Self> {
+        let c = &model.config;
+        let (n, e, kvd) = (tokens.len(), c.embedding, c.kv_dim());
+        let scratch = |len| memory::zeros::<f32>(len, "the forward pass's activations");
+        let mut x = scratch(n * e)?;
+        for (i, &t) in tokens.iter().enumerate() {
+            model.embed.row_into(t as usize, &mut x[i * e..(i + 1) * e]);
+        }
+        Ok(Self {
+            n,
+            x,
+            h: scratch(n * e)?,
+            q: scratch(n * e)?,
+            k: scratch(n * kvd)?,
+            v: scratch(n * kvd)?,
+            attn: scratch(n * e)?,
+            proj: scratch(n * e)?,
+            g: scratch(n * c.ffn)?,
+            u: scratch(n * c.ffn)?,
+            scale: 1.0 / (c.head_dim as f32).sqrt(),
+        })
+    }
+
+    /// The attention norm, then queries, keys and values (before RoPE).
+    fn qkv(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
+        rms_norm(&self.x, &layer.attn_norm, model.config.rms_eps, &mut self.h);
+        matmul(&layer.wq, &self.h, self.n, &mut self.q);
+        matmul(&layer.wk, &self.h, self.n, &mut self.k);
+        matmul(&layer.wv, &self.h, self.n, &mut self.v);
+    }
+
+    /// After attention has filled `attn`: the output projection and the SwiGLU MLP, each
+    /// added to the residual stream.
+    fn output_and_mlp(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
+        matmul(&layer.wo, &self.attn, self.n, &mut self.proj);
+        add_in_place(&mut self.x, &self.proj);
+        rms_norm(&self.x, &layer.ffn_norm, model.config.rms_eps, &mut self.h);
+        matmul(&layer.gate, &self.h, self.n, &mut self.g);
+        matmul(&layer.up, &self.h, self.n, &mut self.u);
+        for (gi, ui) in self.g.iter_mut().zip(&self.u) {
+            *gi = *gi / (1.0 + (-*gi).exp()) * ui;
+        }
+        matmul(&layer.down, &self.g, self.n, &mut self.proj);
+        add_in_place(&mut self.x, &self.proj);
     }
 }
 

@@ -84,6 +84,50 @@ macro_rules! with_blocks {
     }};
 }
 
+/// A matrix's blocks as the batched decode kernels take them (`matvec`'s arithmetic):
+/// `q(i)` block i's raw values, `scale(i)` its scale, `offset(i, b, t)` its offset times
+/// activation row t's Σ x over block b.
+struct Scaled<Q, S, O> {
+    q: Q,
+    scale: S,
+    offset: O,
+}
+
+/// Runs `$body` with `$blocks`, the `Scaled` view of `$m` for the activation rows `$x`,
+/// compiled once per format.
+macro_rules! with_scaled_blocks {
+    ($m:expr, $x:expr, |$blocks:ident| $body:expr) => {{
+        let per_row = $m.cols / BLOCK;
+        match &$m.w {
+            Weights::Q4_1 { d, m, qs } => {
+                let xsum: Vec<f32> = $x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
+                let $blocks = Scaled {
+                    q: |i: usize| nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap()),
+                    scale: |i: usize| d[i],
+                    offset: |i: usize, b: usize, t: usize| m[i] * xsum[t * per_row + b],
+                };
+                $body
+            }
+            Weights::Q8_0 { d, qs } => {
+                let $blocks = Scaled {
+                    q: |i: usize| bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap()),
+                    scale: |i: usize| d[i],
+                    offset: |_: usize, _: usize, _: usize| 0.0,
+                };
+                $body
+            }
+            Weights::F32(w) => {
+                let $blocks = Scaled {
+                    q: |i: usize| f32_block(w, i),
+                    scale: |_: usize| 1.0,
+                    offset: |_: usize, _: usize, _: usize| 0.0,
+                };
+                $body
+            }
+        }
+    }};
+}
+
 /// A `rows × cols` row-major weight matrix: `rows` outputs, `cols` inputs.
 pub struct QMatrix {
     pub rows: usize,
@@ -193,6 +237,75 @@ impl QMatrix {
             8 => self.matvec_few::<8>(x, rows, out),
             _ => self.matmat(x, n, rows, out),
         }
+    }
+
+    /// `n` independent decode rows (sequences decoding together, `batch.rs`): each row gets
+    /// exactly `matmul(row, 1)`'s arithmetic (`matvec`'s scaled block dot products, summed in
+    /// the same order), so its result is bit-identical to a single-token pass, while each
+    /// weight block is unpacked once for up to 8 rows. `matvec_few` would unpack once too,
+    /// but dequantises first and so rounds differently: sampled tokens could then differ
+    /// from unbatched sampling with the same seed.
+    pub fn matmul_batch(&self, x: &[f32], n: usize, out: &mut [f32]) {
+        assert_eq!(x.len(), n * self.cols, "matmul_batch: activation shape");
+        assert_eq!(out.len(), n * self.rows, "matmul_batch: output shape");
+        let (xs, outs) = (x.chunks(BATCH_TILE * self.cols), out.chunks_mut(BATCH_TILE * self.rows));
+        for (x, out) in xs.zip(outs) {
+            #[cfg(target_arch = "x86_64")]
+            if crate::simd::has_avx() && x.len() / self.cols > 1 {
+                self.matvec_pairs(x, out);
+                continue;
+            }
+            self.matvec_tile(x, out);
+        }
+    }
+
+    /// `matmul_batch` for up to `BATCH_TILE` rows, in `F4`s.
+    fn matvec_tile(&self, x: &[f32], out: &mut [f32]) {
+        match x.len() / self.cols {
+            1 => self.matvec(x, 0..self.rows, out),
+            2 => self.matvec_batch::<2>(x, out),
+            3 => self.matvec_batch::<3>(x, out),
+            4 => self.matvec_batch::<4>(x, out),
+            5 => self.matvec_batch::<5>(x, out),
+            6 => self.matvec_batch::<6>(x, out),
+            7 => self.matvec_batch::<7>(x, out),
+            _ => self.matvec_batch::<8>(x, out),
+        }
+    }
+
+    /// `matmul_batch` for up to 8 rows with AVX: rows go in pairs, one per half of a
+    /// 256-bit register, each lane doing `matvec_scaled`'s arithmetic (bit-identical, twice
+    /// the width); an odd last row goes alone through `matvec`.
+    #[cfg(target_arch = "x86_64")]
+    fn matvec_pairs(&self, x: &[f32], out: &mut [f32]) {
+        let (cols, n) = (self.cols, x.len() / self.cols);
+        let pairs = n / 2;
+        // Pair p's block b as 8 loads of [4 lanes of row 2p | the same 4 of row 2p + 1].
+        let mut x2 = vec![0f32; pairs * 2 * cols];
+        for p in 0..pairs {
+            for (c, dst) in x2[p * 2 * cols..(p + 1) * 2 * cols].chunks_exact_mut(8).enumerate() {
+                dst[..4].copy_from_slice(&x[2 * p * cols + 4 * c..][..4]);
+                dst[4..].copy_from_slice(&x[(2 * p + 1) * cols + 4 * c..][..4]);
+            }
+        }
+        // SAFETY: `matmul_batch` checked `has_avx`.
+        with_scaled_blocks!(self, x, |blocks| unsafe {
+            matvec_scaled_pairs(&x2, pairs, cols / BLOCK, self.rows, out, &blocks)
+        });
+        if n % 2 == 1 {
+            self.matvec(&x[(n - 1) * cols..], 0..self.rows, &mut out[(n - 1) * self.rows..]);
+        }
+    }
+
+    /// `matvec` for `T` activation rows at once (see `matmul_batch`).
+    fn matvec_batch<const T: usize>(&self, x: &[f32], out: &mut [f32]) {
+        with_scaled_blocks!(self, x, |blocks| matvec_scaled_batch::<T, _, _, _>(
+            x,
+            self.cols / BLOCK,
+            self.rows,
+            out,
+            &blocks
+        ))
     }
 
     /// 2 to 8 tokens (verifying a speculative draft): as in `matvec`, each block is
@@ -330,6 +443,87 @@ fn matvec_scaled(
     }
 }
 
+/// Decode rows that share each unpacked weight block in `matmul_batch`.
+const BATCH_TILE: usize = 8;
+
+/// `matvec_scaled` for `T` activation rows, one weight row at a time: each block is
+/// unpacked once and its scaled dot product added to every row's accumulator, in the same
+/// order of operations as `matvec_scaled` uses for one row.
+#[inline(always)]
+fn matvec_scaled_batch<const T: usize, Q, S, O>(
+    x: &[f32],
+    per_row: usize,
+    rows: usize,
+    out: &mut [f32],
+    blocks: &Scaled<Q, S, O>,
+) where
+    Q: Fn(usize) -> [F4; 8],
+    S: Fn(usize) -> f32,
+    O: Fn(usize, usize, usize) -> f32,
+{
+    let Scaled { q, scale, offset } = blocks;
+    let cols = per_row * BLOCK;
+    for r in 0..rows {
+        let mut acc = [F4::zero(); T];
+        let mut c = [0f32; T];
+        for b in 0..per_row {
+            let i = r * per_row + b;
+            let (w, s) = (q(i), F4::splat(scale(i)));
+            for t in 0..T {
+                let xs = &x[t * cols + b * BLOCK..];
+                let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
+                acc[t] = acc[t].add(dot_block(w, &xb).mul(s));
+                c[t] += offset(i, b, t);
+            }
+        }
+        for t in 0..T {
+            out[t * rows + r] = acc[t].sum() + c[t];
+        }
+    }
+}
+
+/// `matvec_scaled_batch` with AVX, for `pairs` pairs of rows laid out by `matvec_pairs`:
+/// the same operations in the same order, each on two rows at once.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn matvec_scaled_pairs<Q: Fn(usize) -> [F4; 8], S: Fn(usize) -> f32, O: Fn(usize, usize, usize) -> f32>(
+    x2: &[f32],
+    pairs: usize,
+    per_row: usize,
+    rows: usize,
+    out: &mut [f32],
+    blocks: &Scaled<Q, S, O>,
+) {
+    use crate::simd::F8;
+    let Scaled { q, scale, offset } = blocks;
+    let mut acc = [F8::zero(); BATCH_TILE / 2];
+    let mut c = [0f32; BATCH_TILE];
+    for r in 0..rows {
+        acc.fill(F8::zero());
+        c.fill(0.0);
+        for b in 0..per_row {
+            let i = r * per_row + b;
+            let w = q(i).map(|v| F8::twice(v));
+            let s = F8::splat(scale(i));
+            for (p, a) in acc[..pairs].iter_mut().enumerate() {
+                let xs = &x2[(p * per_row + b) * 2 * BLOCK..];
+                let x: [F8; 8] = std::array::from_fn(|k| F8::load(&xs[8 * k..]));
+                // `dot_block`'s tree.
+                let s0 = (w[0].mul(x[0]).add(w[1].mul(x[1]))).add(w[2].mul(x[2]).add(w[3].mul(x[3])));
+                let s1 = (w[4].mul(x[4]).add(w[5].mul(x[5]))).add(w[6].mul(x[6]).add(w[7].mul(x[7])));
+                *a = a.add(s0.add(s1).mul(s));
+                c[2 * p] += offset(i, b, 2 * p);
+                c[2 * p + 1] += offset(i, b, 2 * p + 1);
+            }
+        }
+        for (p, a) in acc[..pairs].iter().enumerate() {
+            let [lo, hi] = a.halves();
+            out[2 * p * rows + r] = lo.sum() + c[2 * p];
+            out[(2 * p + 1) * rows + r] = hi.sum() + c[2 * p + 1];
+        }
+    }
+}
+
 /// Activation rows per register tile (with `ROW_TILE` weight rows).
 const TOKEN_TILE: usize = 4;
 
@@ -378,7 +572,7 @@ mod tests {
             assert_eq!(&row, want, "row {r} of {dtype:?} differs from candle's dequantisation");
         }
         // One token (decode), a few (draft verification) and many (prefill) take different kernels.
-        for n in [1, 3, 6, 8, 13] {
+        for n in [1, 3, 6, 8, 13, 17] {
             let x: Vec<f32> = (0..n * cols).map(|i| ((i * 17 % 23) as f32 - 11.0) / 7.0).collect();
             let mut out = vec![0f32; n * rows];
             m.matmul(&x, n, &mut out);
@@ -390,6 +584,20 @@ mod tests {
                         "{dtype:?} n={n} t={t} r={r}"
                     );
                 }
+            }
+            // A batch of decode rows: each bit-identical to its own single-token pass.
+            let mut batch = vec![0f32; n * rows];
+            m.matmul_batch(&x, n, &mut batch);
+            for t in 0..n {
+                let mut one = vec![0f32; rows];
+                m.matmul(&x[t * cols..(t + 1) * cols], 1, &mut one);
+                assert_eq!(&batch[t * rows..(t + 1) * rows], &one[..], "{dtype:?} batch n={n} row {t}");
+            }
+            // The F4 kernel too, which x86_64 with AVX (the usual test machine) passes by.
+            if n <= BATCH_TILE {
+                let mut tile = vec![0f32; n * rows];
+                m.matvec_tile(&x, &mut tile);
+                assert_eq!(tile, batch, "{dtype:?} F4 batch n={n}");
             }
         }
     }

@@ -206,26 +206,13 @@ impl Session {
     }
 
     pub fn is_stop(&self, token: u32) -> bool {
-        let tok = &self.model.tokenizer;
-        token == tok.eos || Some(token) == tok.control_id("<|endoftext|>")
+        self.model.tokenizer.ends_reply(token)
     }
 
     /// Begins a new generation from `prompt`, reusing the cached keys and values of its
     /// longest common prefix with the current context. Nothing is computed yet.
     pub fn start(&mut self, prompt: &[u32], seed: u64) -> Result<Reuse> {
-        if prompt.is_empty() {
-            return Err(EngineError::InvalidPrompt("the prompt is empty".into()));
-        }
-        if prompt.len() >= self.max_context {
-            return Err(EngineError::InvalidPrompt(format!(
-                "the prompt is {} tokens, and the context holds {}; shorten it so that there is room for an answer",
-                prompt.len(),
-                self.max_context
-            )));
-        }
-        if let Some(&bad) = prompt.iter().find(|&&t| t as usize >= self.model.config.vocab) {
-            return Err(EngineError::InvalidPrompt(format!("token id {bad} is outside the vocabulary")));
-        }
+        check_prompt(prompt, self.max_context, self.model.config.vocab)?;
         let common = self.tokens.iter().zip(prompt).take_while(|(a, b)| a == b).count();
         // At least one token is computed: its logits give the first distribution.
         let keep = common.min(self.cache.len()).min(prompt.len() - 1);
@@ -435,6 +422,24 @@ impl Session {
             timings: self.timings.clone(),
         }
     }
+}
+
+/// A prompt can start a generation: not empty, leaving room in a context of `max_context`
+/// for at least one token, and every id in the vocabulary.
+pub(crate) fn check_prompt(prompt: &[u32], max_context: usize, vocab: usize) -> Result<()> {
+    if prompt.is_empty() {
+        return Err(EngineError::InvalidPrompt("the prompt is empty".into()));
+    }
+    if prompt.len() >= max_context {
+        return Err(EngineError::InvalidPrompt(format!(
+            "the prompt is {} tokens, and the context holds {max_context}; shorten it so that there is room for an answer",
+            prompt.len(),
+        )));
+    }
+    if let Some(&bad) = prompt.iter().find(|&&t| t as usize >= vocab) {
+        return Err(EngineError::InvalidPrompt(format!("token id {bad} is outside the vocabulary")));
+    }
+    Ok(())
 }
 
 /// ln softmax(logits)[token], computed stably in f64.

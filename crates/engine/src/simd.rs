@@ -172,6 +172,56 @@ mod arch {
             [a, b, c, d, e, f, g, h]
         }
     }
+
+    /// Two `F4`s side by side in one AVX register (two activation rows at once, natively):
+    /// each lane does exactly what an `F4` lane would, so results are bit-identical to the
+    /// `F4` arithmetic, at twice the width. Callers check `has_avx` first.
+    #[derive(Clone, Copy)]
+    pub struct F8(__m256);
+
+    impl F8 {
+        #[inline]
+        #[target_feature(enable = "avx")]
+        pub fn zero() -> Self {
+            Self(_mm256_setzero_ps())
+        }
+        #[inline]
+        #[target_feature(enable = "avx")]
+        pub fn splat(v: f32) -> Self {
+            Self(_mm256_set1_ps(v))
+        }
+        /// The same four lanes in both halves.
+        #[inline]
+        #[target_feature(enable = "avx")]
+        pub fn twice(v: F4) -> Self {
+            Self(_mm256_set_m128(v.0, v.0))
+        }
+        #[inline]
+        #[target_feature(enable = "avx")]
+        pub fn load(s: &[f32]) -> Self {
+            assert!(s.len() >= 8);
+            Self(unsafe { _mm256_loadu_ps(s.as_ptr()) })
+        }
+        #[inline]
+        #[target_feature(enable = "avx")]
+        pub fn add(self, o: Self) -> Self {
+            Self(_mm256_add_ps(self.0, o.0))
+        }
+        #[inline]
+        #[target_feature(enable = "avx")]
+        pub fn mul(self, o: Self) -> Self {
+            Self(_mm256_mul_ps(self.0, o.0))
+        }
+        #[inline]
+        #[target_feature(enable = "avx")]
+        pub fn halves(self) -> [F4; 2] {
+            [F4(_mm256_castps256_ps128(self.0)), F4(_mm256_extractf128_ps::<1>(self.0))]
+        }
+    }
+
+    pub fn has_avx() -> bool {
+        is_x86_feature_detected!("avx")
+    }
 }
 
 #[cfg(not(any(all(target_arch = "wasm32", target_feature = "simd128"), target_arch = "x86_64")))]
@@ -217,6 +267,8 @@ mod arch {
 }
 
 pub use arch::{bytes, nibbles, F4};
+#[cfg(target_arch = "x86_64")]
+pub use arch::{has_avx, F8};
 
 /// Σ a[i]·b[i] for slices whose length is a multiple of 4, in four lanes.
 #[inline(always)]

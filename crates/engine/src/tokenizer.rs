@@ -171,6 +171,11 @@ impl Tokenizer {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
+    /// Whether `token` ends a reply: end of turn or end of text.
+    pub fn ends_reply(&self, token: u32) -> bool {
+        token == self.eos || Some(token) == self.control_id("<|endoftext|>")
+    }
+
     /// The id of a control token such as `<|im_start|>`.
     pub fn control_id(&self, text: &str) -> Option<u32> {
         self.control.iter().find(|(t, _)| t == text).map(|&(_, id)| id)
