@@ -185,18 +185,21 @@ fn no_command_lists_the_commands_and_fails() {
 
 #[test]
 fn attention_rows_are_causal_distributions() {
-    let v = json(&[
-        "attention",
-        "--model",
-        model(),
-        "--prompt",
-        "The cat sat on the mat.",
-        "--raw",
-        "--layer",
-        "30",
-        "--head",
-        "9",
-    ]);
+    let head = |h: &str| {
+        json(&[
+            "attention",
+            "--model",
+            model(),
+            "--prompt",
+            "The cat sat on the mat.",
+            "--raw",
+            "--layer",
+            "30",
+            "--head",
+            h,
+        ])
+    };
+    let v = head("9");
     let tokens = v["tokens"].as_array().unwrap();
     let rows = v["weights"].as_array().unwrap();
     assert_eq!(rows.len(), tokens.len());
@@ -207,18 +210,7 @@ fn attention_rows_are_causal_distributions() {
         assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-4, "row {i}");
     }
     // Another head of the same layer reads the same keys with another query.
-    let other = json(&[
-        "attention",
-        "--model",
-        model(),
-        "--prompt",
-        "The cat sat on the mat.",
-        "--raw",
-        "--layer",
-        "30",
-        "--head",
-        "1",
-    ]);
+    let other = head("1");
     assert_ne!(other["weights"], v["weights"]);
 }
 
