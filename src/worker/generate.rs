@@ -8,7 +8,6 @@ use engine::{Reuse, SamplerSettings, Session, Step, StopReason};
 /// Prompt tokens computed per slice: about a tenth of a second in the browser.
 pub const PREFILL_SLICE: usize = 16;
 
-/// Checks a generation request and starts the session on its prompt (nothing computed yet).
 /// The checks every generating request makes before it touches the session.
 pub fn check(settings: &SamplerSettings, max_tokens: usize) -> Result<(), String> {
     settings.validate().map_err(|e| e.to_string())?;
@@ -18,6 +17,7 @@ pub fn check(settings: &SamplerSettings, max_tokens: usize) -> Result<(), String
     Ok(())
 }
 
+/// Checks a generation request and starts the session on its prompt (nothing computed yet).
 pub fn begin(
     id: u32,
     prompt: &str,
@@ -101,11 +101,16 @@ pub async fn generate(
             }
         }
     };
-    let ended = forced.as_ref().and_then(|step| match () {
-        _ if step.stop => Some(StopReason::EndOfTurn),
-        _ if ends(step) => Some(StopReason::StopSequence),
-        _ if max_tokens == 1 => Some(StopReason::MaxTokens),
-        _ => None,
+    let ended = forced.as_ref().and_then(|step| {
+        if step.stop {
+            Some(StopReason::EndOfTurn)
+        } else if ends(step) {
+            Some(StopReason::StopSequence)
+        } else if max_tokens == 1 {
+            Some(StopReason::MaxTokens)
+        } else {
+            None
+        }
     });
     let before = usize::from(forced.is_some());
     let lead = forced.map_or(String::new(), |step| step.piece);
