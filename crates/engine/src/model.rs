@@ -357,11 +357,12 @@ impl Model {
         if let Some(hidden) = probe.hidden.as_mut() {
             hidden.clear();
         }
+        let angles: Vec<Rotation> = (start..start + n).map(|pos| self.rotation(pos)).collect();
         for (li, layer) in self.layers[..layers].iter().enumerate() {
             a.qkv(self, layer, QMatrix::matmul);
-            for i in 0..n {
-                self.rope(&mut a.q[i * e..(i + 1) * e], start + i);
-                self.rope(&mut a.k[i * kvd..(i + 1) * kvd], start + i);
+            for (i, r) in angles.iter().enumerate() {
+                rope(&mut a.q[i * e..(i + 1) * e], r);
+                rope(&mut a.k[i * kvd..(i + 1) * kvd], r);
             }
             let lc = &mut cache.layers[li];
             lc.write(start, &a.k, &a.v, kvd)?;
@@ -417,13 +418,14 @@ impl Model {
         }
         let (e, kvd) = (c.embedding, c.kv_dim());
         let mut a = Activations::new(self, tokens)?;
+        let angles: Vec<Rotation> = starts.iter().map(|&pos| self.rotation(pos)).collect();
         for (li, layer) in self.layers.iter().enumerate() {
             a.qkv(self, layer, QMatrix::matmul_batch);
             for (i, (cache, &start)) in caches.iter_mut().zip(&starts).enumerate() {
                 let (q, k, v) =
                     (&mut a.q[i * e..(i + 1) * e], &mut a.k[i * kvd..(i + 1) * kvd], &a.v[i * kvd..(i + 1) * kvd]);
-                self.rope(q, start);
-                self.rope(k, start);
+                rope(q, &angles[i]);
+                rope(k, &angles[i]);
                 let lc = &mut cache.layers[li];
                 lc.write(start, k, v, kvd)?;
                 attention(q, &lc.k, &lc.v, start, c, a.scale, &mut a.attn[i * e..(i + 1) * e]);
@@ -449,18 +451,30 @@ impl Model {
         Ok(out)
     }
 
-    /// Rotates each adjacent pair (x[2i], x[2i+1]) of every head by pos · base^(-2i/d):
-    /// GGUF llama weights are permuted for this interleaved form.
-    fn rope(&self, x: &mut [f32], pos: usize) {
-        let hd = self.config.head_dim;
-        for head in x.chunks_exact_mut(hd) {
-            for (i, &f) in self.inv_freq.iter().enumerate() {
+    /// The (sin, cos) of each pair's rotation at `pos`: pos · base^(-2i/d) for pair i,
+    /// computed in f64 once per position and pass, then used by every head of every layer.
+    fn rotation(&self, pos: usize) -> Rotation {
+        self.inv_freq
+            .iter()
+            .map(|&f| {
                 let (sin, cos) = (pos as f64 * f).sin_cos();
-                let (sin, cos) = (sin as f32, cos as f32);
-                let (a, b) = (head[2 * i], head[2 * i + 1]);
-                head[2 * i] = a * cos - b * sin;
-                head[2 * i + 1] = a * sin + b * cos;
-            }
+                (sin as f32, cos as f32)
+            })
+            .collect()
+    }
+}
+
+/// Each pair's (sin, cos) at one position (`Model::rotation`).
+type Rotation = Vec<(f32, f32)>;
+
+/// Rotates each adjacent pair (x[2i], x[2i+1]) of every head by its angle in `r`: GGUF
+/// llama weights are permuted for this interleaved form.
+fn rope(x: &mut [f32], r: &[(f32, f32)]) {
+    for head in x.chunks_exact_mut(2 * r.len()) {
+        for (pair, &(sin, cos)) in head.chunks_exact_mut(2).zip(r) {
+            let (a, b) = (pair[0], pair[1]);
+            pair[0] = a * cos - b * sin;
+            pair[1] = a * sin + b * cos;
         }
     }
 }
