@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
+import { engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
 
 const GLOSSARY_IDS = [
   "temperature", "top-p", "top-k", "sampling", "chain-of-thought", "test-time-compute",
@@ -180,7 +180,7 @@ test("playground: Stop ends a long generation within a token", { timeout: 2 * MI
 
 test("a crashed engine worker is reported and replaced, and generation works again", { timeout: 3 * MINUTE }, async () => {
   await greedyPlayground();
-  const worker = page.workers().find((w) => w.url().endsWith("/worker_loader.js"));
+  const worker = engineWorkers(page)[0];
   assert.ok(worker, "the engine worker is running");
   await worker.evaluate(() => setTimeout(() => { throw new Error("simulated crash for the test"); }));
   await page.waitForSelector("[data-testid=engine-notice]");

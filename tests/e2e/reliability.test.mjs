@@ -4,7 +4,7 @@
 // The page must say what happened, lose nothing, and keep working.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
+import { engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 const id = (testid) => `[data-testid=${testid}]`;
 const QUESTION = "What is the capital of France?";
@@ -155,7 +155,7 @@ test("playground: numbers out of range are clamped, refused entries are put back
 test("a trap inside an async task of the worker is reported, and the worker replaced", { timeout: 3 * MINUTE }, async () => {
   await page.click('nav >> text="Playground"');
   await page.waitForSelector(READY);
-  const worker = page.workers().find((w) => w.url().endsWith("/worker_loader.js"));
+  const worker = engineWorkers(page)[0];
   // What a wasm trap inside a future looks like from JavaScript: a rejected promise that
   // nothing handles. The page's Worker.onerror never sees it.
   await worker.evaluate(() => {
@@ -184,7 +184,7 @@ test("a tab that cannot give the model its memory says so, offers Retry, and the
     assert.ok(await page.isVisible(id("retry")));
     // No restart loop: the one worker stays, and the error with it.
     await page.waitForTimeout(2000);
-    assert.equal(page.workers().filter((w) => w.url().endsWith("/worker_loader.js")).length, 1);
+    assert.equal(engineWorkers(page).length, 1);
     assert.equal(await page.getAttribute(id("model-status"), "data-state"), "error");
     await page.click('nav >> text="Glossary"');
     await page.waitForSelector("#kv-cache");

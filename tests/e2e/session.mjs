@@ -75,6 +75,12 @@ export async function openSession({ args = [], cutAfter, dist = "dist", base = "
   };
 }
 
+/**
+ * The page's engine workers: Trunk's single-threaded loader, or the multi-threaded module
+ * (the test server isolates the page, so usually that one), never its pool's workers.
+ */
+export const engineWorkers = (page) => page.workers().filter((w) => /\/(worker_loader|worker-threads)\.js$/.test(w.url()));
+
 /** Sets the playground's temperature to 0 (greedy) from the keyboard: the same text every run. */
 export async function playgroundGreedy(page) {
   await page.focus("[data-testid=temperature]");

@@ -49,7 +49,7 @@ test("first visit under the sub-path: the model loads from there and becomes rea
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   assert.match(await page.textContent("[data-testid=model-status]"), /Model ready.*downloaded/);
   assert.ok(session.requests.some((r) => r.url === `${site}models/SmolLM2-135M-Instruct.Q4_1.gguf`), "the model came from the sub-path");
-  assert.ok(page.workers().some((w) => w.url() === `${site}worker_loader.js`), "the engine worker came from the sub-path");
+  assert.ok(page.workers().some((w) => w.url() === `${site}worker-threads.js`), "the engine worker came from the sub-path");
   const scope = await page.evaluate(() => navigator.serviceWorker.ready.then((r) => r.scope));
   assert.equal(scope, site, "the service worker's scope is the sub-path");
 });
