@@ -10,6 +10,8 @@ pub mod kv_cache;
 mod memory;
 pub mod model;
 pub mod parallel;
+#[cfg(feature = "threads")]
+mod pool;
 pub mod probe;
 pub mod quant;
 #[cfg(feature = "reference")]

@@ -315,19 +315,6 @@ impl Model {
         logits: Logits,
         probe: &mut Probe,
     ) -> Result<Vec<f32>> {
-        parallel::run(|| self.pass(tokens, start, cache, layers, logits, probe))
-    }
-
-    /// `forward_probed`'s pass, on whichever thread `parallel::run` chose.
-    fn pass(
-        &self,
-        tokens: &[u32],
-        start: usize,
-        cache: &mut KvCache,
-        layers: usize,
-        logits: Logits,
-        probe: &mut Probe,
-    ) -> Result<Vec<f32>> {
         let c = &self.config;
         let n = tokens.len();
         if n == 0 {
@@ -392,11 +379,6 @@ impl Model {
     /// so every sequence's logits are bit-identical to `forward` of its token alone);
     /// attention runs per sequence over its own cache. Returns `vocab` logits per sequence.
     pub fn forward_batch(&self, tokens: &[u32], caches: &mut [&mut KvCache]) -> Result<Vec<f32>> {
-        parallel::run(|| self.batch_pass(tokens, caches))
-    }
-
-    /// `forward_batch`'s pass, on whichever thread `parallel::run` chose.
-    fn batch_pass(&self, tokens: &[u32], caches: &mut [&mut KvCache]) -> Result<Vec<f32>> {
         let c = &self.config;
         if tokens.is_empty() || tokens.len() != caches.len() {
             return Err(EngineError::InvalidState(format!(

@@ -3,9 +3,10 @@
 //! output rows, attention's heads), so each value is computed by exactly the same
 //! operations, in the same order, whichever thread computes it.
 //!
-//! With the `threads` feature the parts run on rayon's global pool: natively, and in the
-//! browser worker built with atomics, where wasm-bindgen-rayon makes that pool of Web
-//! Workers. Without the feature, or at one thread, everything runs on the caller.
+//! With the `threads` feature the parts run on the caller and the helpers of `pool.rs`
+//! (threads from rayon's global pool: natively, and in the browser worker built with
+//! atomics, where wasm-bindgen-rayon makes them Web Workers). Without the feature, or at
+//! one thread, everything runs on the caller.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,10 +18,13 @@ static THREADS: AtomicUsize = AtomicUsize::new(1);
 /// more than it saves (a 192 × 576 decode matmul is about 110 000).
 const MIN_WORK: usize = 32_768;
 
+/// Parts per thread, at most (see `chunk`).
+const PARTS_PER_THREAD: usize = 4;
+
 /// The most threads a pass can use: the pool's size (1 without the `threads` feature).
 pub fn max_threads() -> usize {
     #[cfg(feature = "threads")]
-    return rayon::current_num_threads();
+    return crate::pool::size();
     #[cfg(not(feature = "threads"))]
     1
 }
@@ -37,19 +41,8 @@ pub fn threads() -> usize {
     THREADS.load(Ordering::Relaxed)
 }
 
-/// Runs a whole pass on the pool when it will split, so that each split inside is joined
-/// by a pool thread, which waits by spinning, rather than by a caller that would be parked
-/// and woken at every matmul (on the web, through `Atomics.wait`).
-pub fn run<R: Send>(pass: impl FnOnce() -> R + Send) -> R {
-    #[cfg(feature = "threads")]
-    if threads() > 1 {
-        return rayon::scope(|_| pass());
-    }
-    pass()
-}
-
-/// `out` holds `n` rows of `len = out.len() / n` values. Splits the columns `0..len` into up
-/// to `threads()` consecutive ranges, their starts multiples of `align`, and calls
+/// `out` holds `n` rows of `len = out.len() / n` values. Splits the columns `0..len` into
+/// consecutive ranges (`chunk`), their starts multiples of `align`, and calls
 /// `fill(range, part)` for each, in parallel: `part` is `n` rows of `range.len()` values,
 /// which land in those columns of `out`. `work` (multiply-adds for all of `out`) decides
 /// whether splitting pays. With one row the parts are `out`'s own slices; with more, each
@@ -76,8 +69,8 @@ pub fn columns(out: &mut [f32], n: usize, align: usize, work: usize, fill: impl 
     }
 }
 
-/// Splits `out`, `items` consecutive items of `out.len() / items` values each, into up to
-/// `threads()` parts and calls `fill(range, part)` for each, in parallel, `part` being the
+/// Splits `out`, `items` consecutive items of `out.len() / items` values each, into parts
+/// (`chunk`) and calls `fill(range, part)` for each, in parallel, `part` being the
 /// items in `range`. `work` as in `columns`.
 pub fn items(out: &mut [f32], items: usize, work: usize, fill: impl Fn(Range<usize>, &mut [f32]) + Sync) {
     let per = out.len() / items;
@@ -88,14 +81,16 @@ pub fn items(out: &mut [f32], items: usize, work: usize, fill: impl Fn(Range<usi
     for_each_chunk(out, chunk * per, |start, part| fill(start / per..(start + part.len()) / per, part));
 }
 
-/// The size of each part of `0..len`: a multiple of `align`, such that there are at most
-/// `threads()` parts; `len` itself when the work is too small to split.
+/// The size of each part of `0..len`: a multiple of `align`, such that there are up to
+/// `PARTS_PER_THREAD` parts per thread, none under `MIN_WORK`; `len` itself when the work
+/// is too small to split. More parts than threads, claimed as threads come free, so that a
+/// thread the system lets wait a moment holds up one small part, not half the pass.
 fn chunk(len: usize, align: usize, work: usize) -> usize {
     let threads = threads();
     if threads == 1 || work < 2 * MIN_WORK {
         return len;
     }
-    let parts = threads.min(work / MIN_WORK).min(len.div_ceil(align)).max(1);
+    let parts = (PARTS_PER_THREAD * threads).min(work / MIN_WORK).min(len.div_ceil(align)).max(1);
     len.div_ceil(parts).div_ceil(align) * align
 }
 
@@ -103,11 +98,35 @@ fn chunk(len: usize, align: usize, work: usize) -> usize {
 fn for_each_chunk(out: &mut [f32], chunk: usize, f: impl Fn(usize, &mut [f32]) + Sync) {
     #[cfg(feature = "threads")]
     {
-        use rayon::prelude::*;
-        out.par_chunks_mut(chunk).enumerate().for_each(|(i, part)| f(i * chunk, part));
+        let (len, base) = (out.len(), Base(out.as_mut_ptr()));
+        let part = |p: usize| {
+            let start = p * chunk;
+            // SAFETY: the pool calls each part once, and the parts' ranges do not overlap,
+            // so each `&mut` is the only one to its values while `out` is borrowed here.
+            let values = unsafe { std::slice::from_raw_parts_mut(base.at(start), chunk.min(len - start)) };
+            f(start, values)
+        };
+        crate::pool::for_each_part(len.div_ceil(chunk), threads(), &part);
     }
     #[cfg(not(feature = "threads"))]
     for (i, part) in out.chunks_mut(chunk).enumerate() {
         f(i * chunk, part);
+    }
+}
+
+/// `out`'s first value, shared with the pool's threads (see `for_each_chunk`).
+#[cfg(feature = "threads")]
+#[derive(Clone, Copy)]
+struct Base(*mut f32);
+
+// SAFETY: each thread writes through it only to its own part's values.
+#[cfg(feature = "threads")]
+unsafe impl Sync for Base {}
+
+#[cfg(feature = "threads")]
+impl Base {
+    fn at(self, offset: usize) -> *mut f32 {
+        // SAFETY: `offset` is within the slice (the caller's part).
+        unsafe { self.0.add(offset) }
     }
 }
