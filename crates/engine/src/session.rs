@@ -209,6 +209,15 @@ impl Session {
         self.model.tokenizer.ends_reply(token)
     }
 
+    /// Forgets the context and its cache: the next `start` computes its whole prompt, as on
+    /// a fresh session.
+    pub fn clear(&mut self) {
+        self.tokens.clear();
+        self.prompt_len = 0;
+        self.cache.clear();
+        self.logits = None;
+    }
+
     /// Begins a new generation from `prompt`, reusing the cached keys and values of its
     /// longest common prefix with the current context. Nothing is computed yet.
     pub fn start(&mut self, prompt: &[u32], seed: u64) -> Result<Reuse> {

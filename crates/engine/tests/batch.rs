@@ -125,7 +125,20 @@ fn bad_requests_are_errors() {
         BatchSample { settings: SamplerSettings { temperature: -1.0, ..SamplerSettings::default() }, ..ok.clone() };
     assert!(message(&[ok.clone(), bad], &prompt()).contains("temperature"));
     let too_long = vec![5; m.config.context];
-    assert!(message(&[ok], &too_long).contains("shorten it"));
+    assert!(message(std::slice::from_ref(&ok), &too_long).contains("shorten it"));
+    // Forcing tokens into a finished sequence, one outside the vocabulary, or past the context.
+    let mut batch = BatchDecoder::new(m.clone(), &prompt(), &[ok.clone(), ok]).unwrap();
+    batch.stop(0).unwrap();
+    let error = |r: engine::Result<()>| r.unwrap_err().to_string();
+    assert!(error(batch.force(0, &[5], 1)).contains("not a live sequence"));
+    assert!(error(batch.force(2, &[5], 1)).contains("not a live sequence"));
+    assert!(error(batch.force(1, &[m.config.vocab as u32], 1)).contains("outside the vocabulary"));
+    assert!(error(batch.force(1, &vec![5; m.config.context], 1)).contains("the context is full"));
+    assert!(error(batch.stop(2)).contains("of a batch of 2"));
+    // None of that changed the live sequence: it still runs to its 4 tokens.
+    batch.run().unwrap();
+    assert_eq!(batch.sequences()[1].tokens.len(), 4);
+    assert_eq!(batch.sequences()[0].stop, Some(StopReason::StopSequence));
 }
 
 #[test]
