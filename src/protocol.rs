@@ -112,6 +112,13 @@ pub enum Request {
     },
     /// Answered by `BenchStats`.
     BenchStats,
+    /// One round of `engine::batch_bench` (bench/batch.mjs): `samples` samples of the chat
+    /// prompt, one session after another, then decoded together. Answered by `BenchBatch`.
+    BenchBatch {
+        prompt: String,
+        samples: usize,
+        max_tokens: usize,
+    },
 }
 
 /// What the model is, once loaded.
@@ -283,6 +290,9 @@ pub enum Response {
         wasm_memory_bytes: u64,
         prompt_tokens: usize,
         generated_tokens: usize,
+    },
+    BenchBatch {
+        round: engine::batch_bench::BatchRound,
     },
 }
 

@@ -2,8 +2,8 @@
 //! request, so the page always hears back and the worker keeps serving.
 
 use super::{
-    generate, lesson_one, lesson_three, lesson_two, lesson_two_inside, load_model, post::post,
-    state,
+    bench_batch::bench_batch, generate, lesson_one, lesson_three, lesson_two, lesson_two_inside,
+    load_model, post::post, state,
 };
 use crate::protocol::{Envelope, Request, Response, Turn};
 use wasm_bindgen_futures::spawn_local;
@@ -100,5 +100,10 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             generate::generate(id, &prompt, chat, &settings, max_tokens, &turn, false).await
         }
         Request::BenchStats => Ok(state::with(|s| s.bench_stats())),
+        Request::BenchBatch {
+            prompt,
+            samples,
+            max_tokens,
+        } => bench_batch(id, &prompt, samples, max_tokens),
     }
 }
