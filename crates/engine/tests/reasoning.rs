@@ -5,6 +5,7 @@ use common::*;
 use engine::reasoning::strategy::{run_all, summarize, ItemResult, ItemRunner, RunConfig, Strategy};
 use engine::reasoning::tasks::Task;
 use engine::reasoning::tasks::{bundled_tasks, select};
+use engine::testing::TinyModel;
 use engine::Model;
 use std::sync::Arc;
 use std::time::Instant;
@@ -115,9 +116,11 @@ fn run_with(
     model: &Arc<Model>,
     tasks: &[Task],
     cfg: &RunConfig,
+    max_context: usize,
     runner: fn(Task, RunConfig) -> engine::Result<ItemRunner>,
 ) -> Vec<ItemResult> {
     let mut s = session(model.clone());
+    s.set_max_context(max_context);
     let mut out = Vec::new();
     for task in tasks {
         let mut r = runner(task.clone(), cfg.clone()).unwrap();
@@ -134,9 +137,15 @@ fn run_with(
 
 /// Self-consistency batched against its samples decoded one after another: the same
 /// samples (text, token counts, forced answers), extracted answers, verdicts and votes.
-fn assert_batched_equals_unbatched(model: &Arc<Model>, tasks: &[Task], cfg: &RunConfig) -> Vec<ItemResult> {
-    let batched = run_with(model, tasks, cfg, ItemRunner::new);
-    let unbatched = run_with(model, tasks, cfg, ItemRunner::unbatched);
+/// `max_context` caps the session, and with it how many samples a batch takes.
+fn assert_batched_equals_unbatched(
+    model: &Arc<Model>,
+    tasks: &[Task],
+    cfg: &RunConfig,
+    max_context: usize,
+) -> Vec<ItemResult> {
+    let batched = run_with(model, tasks, cfg, max_context, ItemRunner::new);
+    let unbatched = run_with(model, tasks, cfg, max_context, ItemRunner::unbatched);
     for (b, u) in batched.iter().zip(&unbatched) {
         for (i, (bs, us)) in b.samples.iter().zip(&u.samples).enumerate() {
             assert_eq!(bs, us, "task {}, sample {i}", b.task_id);
@@ -149,11 +158,14 @@ fn assert_batched_equals_unbatched(model: &Arc<Model>, tasks: &[Task], cfg: &Run
 
 #[test]
 fn batched_self_consistency_gives_the_samples_of_one_session_per_sample() {
-    // 10 samples: a batch of 8, then one of 2. A budget of 5 forces most answers.
+    // 10 samples: in a long context a batch of 8, then one of 2; in a short one, batches
+    // of fewer (their caches together stay within the context). A budget of 5 forces most
+    // answers.
+    let model = Arc::new(Model::from_gguf_bytes(&TinyModel { context: 8192, ..Default::default() }.to_gguf()).unwrap());
     let tasks = select(&bundled_tasks(), None, Some(4), Some(3));
-    for temperature in [1.5, 3.0] {
+    for (temperature, max_context) in [(1.5, 8192), (3.0, 8192), (3.0, 700)] {
         let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 10, temperature, budget: 5, seed: 11 };
-        let items = assert_batched_equals_unbatched(&tiny(), &tasks, &cfg);
+        let items = assert_batched_equals_unbatched(&model, &tasks, &cfg, max_context);
         let samples: Vec<_> = items.iter().flat_map(|i| &i.samples).collect();
         assert_eq!(samples.len(), 40);
         assert!(samples.iter().any(|s| s.forced_answer), "a forced answer mid-batch should be covered");
@@ -163,10 +175,39 @@ fn batched_self_consistency_gives_the_samples_of_one_session_per_sample() {
 }
 
 #[test]
+fn a_batch_takes_at_most_8_samples_and_as_many_as_fit_the_context_together() {
+    let model = Arc::new(Model::from_gguf_bytes(&TinyModel { context: 8192, ..Default::default() }.to_gguf()).unwrap());
+    let task = select(&bundled_tasks(), None, Some(1), Some(3)).remove(0);
+    let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 10, temperature: 3.0, budget: 40, seed: 5 };
+    // The most tokens one call adds: one per sample of the batch.
+    let widest = |max_context: usize| {
+        let mut s = session(model.clone());
+        s.set_max_context(max_context);
+        let mut r = ItemRunner::new(task.clone(), cfg.clone()).unwrap();
+        let (mut seen, mut widest) = (0, 0);
+        while r.advance(&mut s, 0.0).unwrap().is_none() {
+            widest = widest.max(r.tokens() - seen);
+            seen = r.tokens();
+        }
+        widest
+    };
+    let prompt = engine::chat_tokens(
+        &model.tokenizer,
+        &[engine::Message::user(&engine::reasoning::strategy::prompt(&task, Strategy::SelfConsistency))],
+        engine::SystemPrompt::Default,
+    )
+    .unwrap()
+    .len();
+    assert_eq!(widest(8192), 8);
+    // Room for 3 samples of at most prompt + budget + "\nAnswer:" + answer cap, not 4.
+    assert_eq!(widest(4 * (prompt + 40 + 32)), 3);
+}
+
+#[test]
 fn batched_self_consistency_on_the_real_model_equals_unbatched() {
     let tasks = select(&bundled_tasks(), None, Some(3), Some(1));
     let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 4, temperature: 0.7, budget: 24, seed: 42 };
-    let items = assert_batched_equals_unbatched(&real(), &tasks, &cfg);
+    let items = assert_batched_equals_unbatched(&real(), &tasks, &cfg, 2048);
     let samples: Vec<_> = items.iter().flat_map(|i| &i.samples).collect();
     assert!(samples.iter().any(|s| s.forced_answer), "the budget should force some answers");
     assert!(samples.iter().any(|s| !s.forced_answer), "some traces should end by themselves");
