@@ -11,7 +11,7 @@
 use super::answer::{expected_key, majority_vote, VoteResult};
 use super::stats::wilson_interval;
 use super::tasks::Task;
-use super::trace::{Next, Trace};
+use super::trace::{Next, Trace, FORCED_ANSWER};
 use crate::batch::{BatchDecoder, BatchSample};
 use crate::chat::{chat_tokens, Message, SystemPrompt};
 use crate::error::{EngineError, Result};
@@ -216,7 +216,7 @@ impl ItemRunner {
                     // The batch's caches together hold no more positions than the session's
                     // context may (the page caps it to bound memory): with long budgets,
                     // fewer samples decode at a time.
-                    let longest = ids.len() + self.cfg.budget + tok.encode("\nAnswer:", false)?.len() + ANSWER_CAP;
+                    let longest = ids.len() + self.cfg.budget + tok.encode(FORCED_ANSWER, false)?.len() + ANSWER_CAP;
                     let n = (s.max_context() / longest).clamp(1, BATCH).min(self.cfg.sample_count() - first);
                     let samples: Vec<BatchSample> = (first..first + n)
                         .map(|i| BatchSample {

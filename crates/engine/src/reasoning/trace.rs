@@ -8,6 +8,10 @@ use super::strategy::{Sample, Strategy, ANSWER_CAP};
 use super::tasks::Task;
 use crate::tokenizer::{TextStream, Tokenizer};
 
+/// What the runner appends when the budget is spent, without the line break when the
+/// reasoning already ends with one.
+pub(crate) const FORCED_ANSWER: &str = "\nAnswer:";
+
 /// What the decoder should do after a token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Next {
@@ -81,7 +85,9 @@ impl Trace {
                     Next::Go
                 } else if wrote_answer || self.sample.reasoning_tokens >= self.budget {
                     self.sample.truncated = !wrote_answer;
-                    Next::Force(if self.sample.reasoning.ends_with('\n') { "Answer:" } else { "\nAnswer:" })
+                    // On a line of its own.
+                    let newline = usize::from(self.sample.reasoning.ends_with('\n'));
+                    Next::Force(&FORCED_ANSWER[newline..])
                 } else {
                     Next::Go
                 }
