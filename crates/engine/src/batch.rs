@@ -20,7 +20,7 @@ use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::model::{Logits, Model};
 use crate::sampler::{distribution, Rng, SamplerSettings};
-use crate::session::{check_prompt, StopReason};
+use crate::session::{check_prompt, Session, StopReason};
 use std::sync::Arc;
 
 /// What one sequence of a batch is asked for: as `Session::start(prompt, seed)` then
@@ -53,6 +53,15 @@ pub struct Sequence {
 pub struct BatchDecoder {
     model: Arc<Model>,
     sequences: Vec<Sequence>,
+    /// Most positions a sequence may reach.
+    context: usize,
+}
+
+fn check_samples(samples: &[BatchSample]) -> Result<()> {
+    if samples.is_empty() {
+        return Err(EngineError::InvalidState("a batch needs at least one sample".into()));
+    }
+    samples.iter().try_for_each(|s| s.settings.validate())
 }
 
 impl Sequence {
@@ -76,18 +85,43 @@ impl Sequence {
 
 impl BatchDecoder {
     /// Computes `prompt` once and sets up one sequence per sample, each to stop at end of
-    /// turn, after its `max_tokens` tokens, or when the context is full.
+    /// turn, after its `max_tokens` tokens, or when the model's context is full.
     pub fn new(model: Arc<Model>, prompt: &[u32], samples: &[BatchSample]) -> Result<Self> {
         let c = &model.config;
         check_prompt(prompt, c.context, c.vocab)?;
-        if samples.is_empty() {
-            return Err(EngineError::InvalidState("a batch needs at least one sample".into()));
-        }
-        for s in samples {
-            s.settings.validate()?;
-        }
+        check_samples(samples)?;
         let mut cache = KvCache::new(c);
         let logits = model.forward(prompt, 0, &mut cache, c.layers, Logits::Last)?;
+        let context = c.context;
+        Ok(Self::from_prefix(model, prompt, &cache, &logits, samples, context))
+    }
+
+    /// Continues the session's context instead, whose cache and next-token logits (computed
+    /// already: prefill it first) every sequence starts from; they stop where its context is
+    /// full. Each sequence gets exactly the tokens `Session::generate` would give on the
+    /// session as it is, with the sample's seed.
+    pub fn from_session(session: &Session, samples: &[BatchSample]) -> Result<Self> {
+        check_samples(samples)?;
+        let (prompt, logits) = (session.tokens(), session.logits());
+        let logits = match logits {
+            Some(l) if session.cache.len() == prompt.len() => l,
+            _ => return Err(EngineError::InvalidState("the session's context is not computed and cached yet".into())),
+        };
+        if prompt.len() >= session.max_context() {
+            return Err(EngineError::InvalidState(format!("the context is full ({} tokens)", session.max_context())));
+        }
+        let model = session.model().clone();
+        Ok(Self::from_prefix(model, prompt, &session.cache, logits, samples, session.max_context()))
+    }
+
+    fn from_prefix(
+        model: Arc<Model>,
+        prompt: &[u32],
+        cache: &KvCache,
+        logits: &[f32],
+        samples: &[BatchSample],
+        context: usize,
+    ) -> Self {
         let sequences = samples
             .iter()
             .map(|sample| Sequence {
@@ -98,10 +132,19 @@ impl BatchDecoder {
                 context: prompt.to_vec(),
                 cache: cache.clone(),
                 pending: Vec::new(),
-                logits: logits.clone(),
+                logits: logits.to_vec(),
             })
             .collect();
-        Ok(Self { model, sequences })
+        Self { model, sequences, context }
+    }
+
+    /// How many sequences of at most `longest` positions each (prompt included) one batch
+    /// should take: at most 8, since the batched matmul shares each weight read among up to
+    /// 8 rows, so more would add memory, not speed; and, since every sequence keeps a KV
+    /// cache of its own, together no more positions than `max_context`, the context the host
+    /// allows one session (the page caps it to bound memory).
+    pub fn width(max_context: usize, longest: usize) -> usize {
+        (max_context / longest.max(1)).clamp(1, 8)
     }
 
     pub fn sequences(&self) -> &[Sequence] {
@@ -110,6 +153,12 @@ impl BatchDecoder {
 
     pub fn is_done(&self) -> bool {
         self.sequences.iter().all(|s| s.stop.is_some())
+    }
+
+    /// The next-token logits sequence `i` drew its last token from, until the next `step`
+    /// (after a `force`, those before the forced tokens).
+    pub fn logits(&self, i: usize) -> &[f32] {
+        &self.sequences[i].logits
     }
 
     /// Sequence `i`'s text so far, without a trailing end-of-turn token.
@@ -127,7 +176,7 @@ impl BatchDecoder {
     /// sequence drew (`None` for those already finished).
     pub fn step(&mut self) -> Result<Vec<Option<u32>>> {
         self.compute_pending()?;
-        let (tok, context) = (&self.model.tokenizer, self.model.config.context);
+        let (tok, context) = (&self.model.tokenizer, self.context);
         let mut drawn = vec![None; self.sequences.len()];
         for (s, d) in self.sequences.iter_mut().zip(&mut drawn).filter(|(s, _)| s.stop.is_none()) {
             let token = distribution(&s.logits, &s.sample.settings, &s.context).draw(s.rng.next_f64());
@@ -143,7 +192,7 @@ impl BatchDecoder {
     /// generator started from `seed`: what `Session::start(context + tokens, seed)` does
     /// to the session's context. They are computed, in one chunk, at the next step.
     pub fn force(&mut self, i: usize, tokens: &[u32], seed: u64) -> Result<()> {
-        let (vocab, context) = (self.model.config.vocab, self.model.config.context);
+        let (vocab, context) = (self.model.config.vocab, self.context);
         let s = self.live(i)?;
         if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= vocab) {
             return Err(EngineError::InvalidState(format!("token id {bad} is outside the vocabulary")));

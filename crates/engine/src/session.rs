@@ -452,7 +452,7 @@ pub(crate) fn check_prompt(prompt: &[u32], max_context: usize, vocab: usize) -> 
 }
 
 /// ln softmax(logits)[token], computed stably in f64.
-fn log_softmax_at(logits: &[f32], token: u32) -> f32 {
+pub fn log_softmax_at(logits: &[f32], token: u32) -> f32 {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
     let lse = max + logits.iter().map(|&l| (l as f64 - max).exp()).sum::<f64>().ln();
     (logits[token as usize] as f64 - lse) as f32

@@ -145,12 +145,6 @@ pub struct ItemResult {
     pub latency_ms: f64,
 }
 
-/// Self-consistency's samples decode together in batches of at most this many: the batched
-/// matmul shares each weight read among up to 8 rows, and every sequence keeps a KV cache of
-/// its own, so larger batches would add memory, not speed. A batch's samples also fit, at
-/// their longest, in the session's context together (`ItemRunner::advance`).
-pub const BATCH: usize = 8;
-
 /// The generator a sample's answer is drawn with after a forced `Answer:`.
 fn forced_seed(cfg: &RunConfig, sample: usize) -> u64 {
     cfg.sampler(sample).seed.wrapping_add(1 << 32)
@@ -213,11 +207,9 @@ impl ItemRunner {
                     chat_tokens(tok, &[Message::user(&prompt(&self.task, self.cfg.strategy))], SystemPrompt::Default)?;
                 let trace = || Trace::new(self.cfg.strategy, self.cfg.budget);
                 self.work = if self.batched {
-                    // The batch's caches together hold no more positions than the session's
-                    // context may (the page caps it to bound memory): with long budgets,
-                    // fewer samples decode at a time.
+                    // With long budgets, fewer samples decode at a time.
                     let longest = ids.len() + self.cfg.budget + tok.encode(FORCED_ANSWER, false)?.len() + ANSWER_CAP;
-                    let n = (s.max_context() / longest).clamp(1, BATCH).min(self.cfg.sample_count() - first);
+                    let n = BatchDecoder::width(s.max_context(), longest).min(self.cfg.sample_count() - first);
                     let samples: Vec<BatchSample> = (first..first + n)
                         .map(|i| BatchSample {
                             seed: self.cfg.sampler(i).seed,
