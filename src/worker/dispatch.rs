@@ -59,9 +59,9 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
         Request::Continue {
             prompt,
             chat,
-            settings,
+            runs,
             max_tokens,
-        } => lesson_one::continuation(id, &prompt, chat, &settings, max_tokens).await,
+        } => lesson_one::continuations(id, &prompt, chat, &runs, max_tokens).await,
         Request::RunExperiment { experiment } => lesson_three::run_experiment(id, experiment).await,
         Request::Cancel { .. } => unreachable!("handled above"),
         // Lesson 2
