@@ -1,5 +1,6 @@
 // The browser benchmark (called by bench/browser after the release build): our engine and
-// wllama in the same headless Chromium, alternating A B A B, medians of the rounds.
+// wllama in the same headless Chromium, cross-origin isolated, at 1 thread and at 2 (both
+// engines at the same count), alternating A B A B, medians of the rounds.
 //
 // Two 127.0.0.1 servers serve the same files (dist/, bench/web/ as /bench/, wllama's esm/
 // as /wllama/): origin A runs the real app, for its page-open-to-model-ready time; origin B
@@ -26,6 +27,7 @@ const opt = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const ROUNDS = Number(opt("rounds", 3));
+const THREADS = [1, 2];
 const WRITE = !args.includes("--no-write");
 if (!(ROUNDS >= 1)) throw new Error("--rounds must be at least 1");
 
@@ -91,12 +93,12 @@ async function appReady() {
   }
 }
 
-/** Opens an engine's bench page on origin B: model ready, a warm-up, then the measured run. */
-async function enginePage(engine) {
+/** Opens an engine's bench page on origin B at `threads` threads: model ready, a warm-up, then the measured run. */
+async function enginePage(engine, threads) {
   const page = await context.newPage();
   try {
     page.on("pageerror", (e) => log(`  [${engine} page error] ${e.message}`));
-    await page.goto(`${benchOrigin.url}/bench/${engine}.html?${query}`);
+    await page.goto(`${benchOrigin.url}/bench/${engine}.html?${query}&threads=${threads}`);
     const ready = await page.evaluate(() => window.benchReady);
     // A short run first, in the same page: both engines' wasm is compiled in tiers, and
     // the figures are meant to be the engines' steady speed.
@@ -138,36 +140,40 @@ const median = (xs) => {
 
 let summary;
 try {
-  log(`bench/browser: ${ROUNDS} rounds; prompt ${PROMPT.length} characters (chat-templated BENCH_PROMPT), ${TOKENS} greedy tokens`);
+  log(`bench/browser: ${ROUNDS} rounds at ${THREADS.join(" and ")} threads; prompt ${PROMPT.length} characters (chat-templated BENCH_PROMPT), ${TOKENS} greedy tokens`);
   log("warm-up: first visits (downloads, caches) and compilation");
   const firstApp = await appReady();
   log(`  app: model ready ${(firstApp.ready_ms / 1000).toFixed(1)} s after page open (from cache: ${firstApp.from_cache})`);
   for (const engine of ["ours", "wllama"]) {
-    const r = await enginePage(engine);
+    const r = await enginePage(engine, 1);
     log(`  ${engine}: ready ${(r.page_ready_ms / 1000).toFixed(1)} s, ${r.prompt_tokens} prompt tokens, prefill ${r.prefill_tps.toFixed(1)} tok/s, decode ${r.decode_tps.toFixed(1)} tok/s`);
   }
 
+  // rounds[i][threads] = { ours, wllama }
   const rounds = [];
   for (let i = 1; i <= ROUNDS; i++) {
-    const a = await appReady();
-    if (!a.from_cache) throw new Error("the app did not load the model from its cache");
-    const ours = { ...(await enginePage("ours")), ready_ms: a.ready_ms };
-    const wllama = await enginePage("wllama");
-    wllama.ready_ms = wllama.page_ready_ms;
-    rounds.push({ ours, wllama });
-    for (const [name, r] of Object.entries({ ours, wllama })) {
-      log(
-        `round ${i} ${name.padEnd(6)}: prefill ${r.prefill_tps.toFixed(1)} tok/s, decode ${r.decode_tps.toFixed(1)} tok/s ` +
-          `(page clock ${r.wall_decode_tps.toFixed(1)}; per CPU-second ${r.cpu_prefill_tps?.toFixed(1)}, ${r.cpu_decode_tps?.toFixed(1)}, ` +
-          `ran ${(100 * r.cpu_share).toFixed(0)}% of the time), TTFT ${r.ttft_ms.toFixed(0)} ms, ready ${r.ready_ms.toFixed(0)} ms, ` +
-          `wasm ${r.peak_wasm_bytes ? (r.peak_wasm_bytes / 2 ** 20).toFixed(0) + " MiB" : "?"}`,
-      );
+    const round = {};
+    for (const threads of THREADS) {
+      const a = await appReady();
+      if (!a.from_cache) throw new Error("the app did not load the model from its cache");
+      const ours = { ...(await enginePage("ours", threads)), ready_ms: a.ready_ms };
+      const wllama = await enginePage("wllama", threads);
+      wllama.ready_ms = wllama.page_ready_ms;
+      round[threads] = { ours, wllama };
+      for (const [name, r] of Object.entries({ ours, wllama })) {
+        log(
+          `round ${i}, ${threads} thread${threads > 1 ? "s" : ""}, ${name.padEnd(6)}: prefill ${r.prefill_tps.toFixed(1)} tok/s, decode ${r.decode_tps.toFixed(1)} tok/s ` +
+            `(page clock ${r.wall_decode_tps.toFixed(1)}), TTFT ${r.ttft_ms.toFixed(0)} ms, ready ${r.ready_ms.toFixed(0)} ms, ` +
+            `wasm ${r.peak_wasm_bytes ? (r.peak_wasm_bytes / 2 ** 20).toFixed(0) + " MiB" : "?"}`,
+        );
+      }
     }
+    rounds.push(round);
   }
 
   const mb = (b) => (b == null ? null : b / 1e6);
-  const pick = (engine) => {
-    const rs = rounds.map((r) => r[engine]);
+  const pick = (engine, threads) => {
+    const rs = rounds.map((r) => r[threads][engine]);
     const m = (f) => median(rs.map(f));
     return {
       prefill_tps: m((r) => r.prefill_tps),
@@ -178,10 +184,7 @@ try {
       // Not in the JSON: for the table.
       extra: {
         prompt_tokens: m((r) => r.prompt_tokens),
-        generated_tokens: m((r) => r.generated_tokens),
         wall_decode_tps: m((r) => r.wall_decode_tps),
-        page_ready_ms: m((r) => r.page_ready_ms),
-        engine_ttft_ms: m((r) => r.engine_ttft_ms),
         cpu_prefill_tps: m((r) => r.cpu_prefill_tps),
         cpu_decode_tps: m((r) => r.cpu_decode_tps),
         cpu_share: m((r) => r.cpu_share),
@@ -189,29 +192,32 @@ try {
       },
     };
   };
-  const ours = pick("ours");
-  const wllama = pick("wllama");
-  // Each round's pair ran back to back, so their ratio is the least disturbed by load
-  // that changes over the run: the ratios are medians of the per-round ratios.
-  const ratio = {
-    prefill: median(rounds.map((r) => r.ours.prefill_tps / r.wllama.prefill_tps)),
-    decode: median(rounds.map((r) => r.ours.decode_tps / r.wllama.decode_tps)),
-  };
-  const cpuRatio = {
-    prefill: median(rounds.map((r) => r.ours.cpu_prefill_tps / r.wllama.cpu_prefill_tps)),
-    decode: median(rounds.map((r) => r.ours.cpu_decode_tps / r.wllama.cpu_decode_tps)),
-  };
+  // Each pair ran back to back, so their ratio is the least disturbed by load that changes
+  // over the run: ratios are medians of the per-round ratios.
+  const ratioOf = (f) => ({ prefill: median(rounds.map((r) => f(r, "prefill_tps"))), decode: median(rounds.map((r) => f(r, "decode_tps"))) });
+  const byThreads = Object.fromEntries(
+    THREADS.map((t) => [t, { ours: pick("ours", t), wllama: pick("wllama", t), ratio: ratioOf((r, k) => r[t].ours[k] / r[t].wllama[k]) }]),
+  );
+  const scaling = ratioOf((r, k) => r[2].ours[k] / r[1].ours[k]);
   const fileMb = (await import("node:fs")).statSync(join(ROOT, "dist", MODEL_URL)).size / 1e6;
-  const same = commonPrefix(ours.extra.text, wllama.extra.text);
+  const texts = THREADS.flatMap((t) => [byThreads[t].ours.extra.text, byThreads[t].wllama.extra.text]);
+  const oursSame = byThreads[1].ours.extra.text === byThreads[2].ours.extra.text;
+  if (!oursSame) throw new Error("our engine's greedy text differs between 1 and 2 threads (an engine bug)");
+  const same = commonPrefix(texts[0], texts[1]);
 
-  const table = markdown({ ours, wllama, ratio, cpuRatio, fileMb, same, rounds: rounds.length });
+  const table = markdown({ byThreads, scaling, fileMb, same, rounds: rounds.length, cpu: await cpuModel() });
   log("");
   log(table);
   if (offsite.length) throw new Error(`requests left 127.0.0.1: ${[...new Set(offsite)].join(", ")}`);
   if (WRITE) await writeSection(table);
 
   const strip = ({ extra, ...figures }) => round(figures);
-  summary = { ours: strip(ours), wllama: strip(wllama), ratio: round(ratio) };
+  summary = {
+    threads: Object.fromEntries(
+      THREADS.map((t) => [t, { ours: strip(byThreads[t].ours), wllama: strip(byThreads[t].wllama), ratio: round(byThreads[t].ratio) }]),
+    ),
+    scaling: round(scaling),
+  };
 } finally {
   await browser.close();
   await app.close();
@@ -230,20 +236,32 @@ function commonPrefix(a, b) {
   return i;
 }
 
-function markdown({ ours, wllama, ratio, cpuRatio, fileMb, same, rounds }) {
+/** The CPU's model name (/proc/cpuinfo): ratios depend on it. */
+async function cpuModel() {
+  const info = await readFile("/proc/cpuinfo", "utf8").catch(() => "");
+  const cores = (await import("node:os")).cpus().length;
+  return `${info.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? "unknown CPU"}, ${cores} cores`;
+}
+
+function markdown({ byThreads, scaling, fileMb, same, rounds, cpu }) {
   const f = (v, d = 1) => (v == null ? "n/a" : v.toFixed(d));
-  const row = (name, r) =>
-    `| ${name} | ${f(r.extra.prompt_tokens, 0)} | ${f(r.prefill_tps)} | ${f(r.decode_tps)} | ${f(r.extra.wall_decode_tps)} | ${f(r.ttft_ms, 0)} | ${f(r.ready_ms, 0)} | ${f(r.peak_wasm_mb, 0)} |`;
+  const row = (name, t, r) =>
+    `| ${name} | ${t} | ${f(r.extra.prompt_tokens, 0)} | ${f(r.prefill_tps)} | ${f(r.decode_tps)} | ${f(r.extra.wall_decode_tps)} | ${f(r.ttft_ms, 0)} | ${f(r.ready_ms, 0)} | ${f(r.peak_wasm_mb, 0)} |`;
   const date = new Date().toISOString().slice(0, 10);
   const pass = (ok) => (ok ? "met" : "**not met**");
+  const [one, two] = [byThreads[1], byThreads[2]];
+  const ours = one.ours;
+  const peak = Math.max(one.ours.peak_wasm_mb, two.ours.peak_wasm_mb);
   return [
-    `## ${date}: browser, our engine and wllama in the same run (bench/browser)`,
+    `## ${date}: browser, our engine and wllama at 1 and 2 threads in the same run (bench/browser)`,
     "",
-    `Debian's Chromium, headless, one thread per engine. The chat-templated BENCH_PROMPT as text, then exactly ${TOKENS}`,
-    `greedy tokens (end-of-turn ignored). ${rounds} rounds, each running our engine then wllama, each in a fresh page`,
-    `after an ${WARMUP_TOKENS}-token warm-up on another prompt; medians. Ours runs through the app's own worker and`,
-    "protocol; wllama 3.13.0 (npm) with `n_threads: 1`, `n_gpu_layers: 0`, `cache_prompt: false`, temperature 0 and",
-    "top-k 1, `ignore_eos`, its default context (1024) and batch; both load the same GGUF from our 127.0.0.1 server.",
+    `${cpu}. Debian's Chromium, headless, the pages cross-origin isolated (COOP/COEP), both engines at the same`,
+    `thread count. The chat-templated BENCH_PROMPT as text, then exactly ${TOKENS} greedy tokens (end-of-turn ignored).`,
+    `${rounds} rounds, each running, at 1 thread and then at 2, our engine then wllama, each in a fresh page after an`,
+    `${WARMUP_TOKENS}-token warm-up on another prompt; medians. Ours runs through the app's own multi-threaded worker and`,
+    "protocol (`SetThreads`); wllama 3.13.0 (npm) with `n_threads` 1 or 2 (its multi-threaded build at 2),",
+    "`n_gpu_layers: 0`, `cache_prompt: false`, temperature 0 and top-k 1, `ignore_eos`, its default context (1024)",
+    "and batch; both load the same GGUF from our 127.0.0.1 server.",
     "",
     "- prefill, decode: each engine's own timings, as our lessons show them (the worker's `Done`: forward passes and",
     "  the whole sampler) and as llama.cpp reports them (`timings`). Decode, page clock: tokens after the first over",
@@ -254,29 +272,32 @@ function markdown({ ours, wllama, ratio, cpuRatio, fileMb, same, rounds }) {
     "- peak WASM: ours, the worker's `memory.size` after the run (it never shrinks); wllama, the size of its",
     "  worker's wasm memory after the run (recorded by a hook bench/web/wllama.js adds to that worker).",
     "",
-    "| engine | prompt tokens | prefill tok/s | decode tok/s | decode, page clock | TTFT ms | ready from cache ms | peak WASM MB |",
-    "|---|---|---|---|---|---|---|---|",
-    row("ours (Rust, wasm simd128)", ours),
-    row("wllama 3.13.0 (llama.cpp)", wllama),
+    "| engine | threads | prompt tokens | prefill tok/s | decode tok/s | decode, page clock | TTFT ms | ready from cache ms | peak WASM MB |",
+    "|---|---|---|---|---|---|---|---|---|",
+    row("ours (Rust, wasm simd128)", 1, one.ours),
+    row("wllama 3.13.0 (llama.cpp)", 1, one.wllama),
+    row("ours (Rust, wasm simd128)", 2, two.ours),
+    row("wllama 3.13.0 (llama.cpp)", 2, two.wllama),
     "",
-    `**Ours / wllama** (median of per-round ratios): prefill **${f(ratio.prefill, 2)}×**, decode **${f(ratio.decode, 2)}×**.`,
+    "**Ours / wllama** (medians of per-round ratios):",
+    `- 1 thread: prefill **${f(one.ratio.prefill, 2)}×**, decode **${f(one.ratio.decode, 2)}×**`,
+    `- 2 threads: prefill **${f(two.ratio.prefill, 2)}×**, decode **${f(two.ratio.decode, 2)}×**`,
+    `- ours, 2 threads over 1: prefill **${f(scaling.prefill, 2)}×**, decode **${f(scaling.decode, 2)}×**`,
     "",
-    "The same runs per second of CPU time of each engine's worker thread (/proc, bench/cpu.mjs). On this shared",
-    "machine a thread often waits for a core, which wall-clock rates include; these rates leave the wait out.",
+    "At 1 thread, per second of CPU time of each engine's worker thread (/proc, bench/cpu.mjs; on a shared machine a",
+    `thread often waits for a core, which wall-clock rates include): ours prefill ${f(ours.extra.cpu_prefill_tps)}, decode`,
+    `${f(ours.extra.cpu_decode_tps)} tok/CPU-s (on a core ${f(100 * ours.extra.cpu_share, 0)}% of the time); wllama ${f(one.wllama.extra.cpu_prefill_tps)} and`,
+    `${f(one.wllama.extra.cpu_decode_tps)} (${f(100 * one.wllama.extra.cpu_share, 0)}%).`,
     "",
-    "| engine | prefill tok/CPU-s | decode tok/CPU-s | worker on a core |",
-    "|---|---|---|---|",
-    `| ours | ${f(ours.extra.cpu_prefill_tps)} | ${f(ours.extra.cpu_decode_tps)} | ${f(100 * ours.extra.cpu_share, 0)}% |`,
-    `| wllama | ${f(wllama.extra.cpu_prefill_tps)} | ${f(wllama.extra.cpu_decode_tps)} | ${f(100 * wllama.extra.cpu_share, 0)}% |`,
+    "Goals (issue 15):",
+    `- 2 threads, ours / wllama ≥ 2.5×: prefill ${pass(two.ratio.prefill >= 2.5)}, decode ${pass(two.ratio.decode >= 2.5)}`,
+    `- 1 thread, ours / wllama: prefill ≥ 4× ${pass(one.ratio.prefill >= 4)}, decode ≥ 3× ${pass(one.ratio.decode >= 3)}`,
+    `- scaling from 1 to 2 threads: prefill ≥ 1.7× ${pass(scaling.prefill >= 1.7)}, decode ≥ 1.5× ${pass(scaling.decode >= 1.5)}`,
+    `- peak WASM < 2 × the ${f(fileMb, 1)} MB file = ${f(2 * fileMb, 0)} MB: ${pass(peak < 2 * fileMb)}; ready from cache < 2000 ms: ${pass(ours.ready_ms < 2000)}`,
     "",
-    `Per CPU-second: prefill ${f(cpuRatio.prefill, 2)}×, decode ${f(cpuRatio.decode, 2)}×.`,
-    "",
-    `Goals (issue 7): prefill ≥ 4× (${pass(ratio.prefill >= 4)}), decode ≥ 2.5× (${pass(ratio.decode >= 2.5)}),`,
-    `ready from cache < 2000 ms (${pass(ours.ready_ms < 2000)}), peak WASM < 2 × the ${f(fileMb, 1)} MB file = ${f(2 * fileMb, 0)} MB` +
-      ` (${pass(ours.peak_wasm_mb < 2 * fileMb)}).`,
-    "",
-    `The two greedy texts agree on their first ${same} characters, then part, as near-tied tokens can: llama.cpp`,
-    "multiplies Q4_1 weights with activations rounded to 8 bits (Q8_1), ours keeps activations in f32.",
+    `Our greedy text is the same at 1 and 2 threads (checked). Ours and wllama's agree on their first ${same} characters,`,
+    "then part, as near-tied tokens can: llama.cpp multiplies Q4_1 weights with activations rounded to 8 bits (Q8_1),",
+    "ours keeps activations in f32.",
   ].join("\n");
 }
 

@@ -8,6 +8,11 @@
 //
 // Every URL is relative to this file, which sits at the site's base: the same worker
 // serves a site deployed at / or under /some/path/ (trunk build --public-url).
+//
+// Cross-origin isolation, for the engine's threads (shared memory): every response this
+// worker gives carries COOP/COEP, so a site on a host that cannot send headers (GitHub
+// Pages) is isolated once this worker serves it (public/boot.js reloads the first visit
+// once for that). Everything the site loads is its own, so `require-corp` blocks nothing.
 
 // scripts/stamp-build.sh (Trunk.toml's post_build hook) puts the build's id here. A new
 // deployment therefore changes this file, the browser installs the new worker, and the
@@ -27,6 +32,9 @@ const SHELL = [
   "worker_loader.js",
   "worker.js",
   "worker_bg.wasm",
+  "worker-threads.js",
+  "threads/worker.js",
+  "threads/worker_bg.wasm",
   "base.css",
   "controls.css",
   "lesson2.css",
@@ -73,6 +81,16 @@ self.addEventListener("fetch", (event) => {
         }
         return response;
       })
-      .catch(() => caches.match(key).then((cached) => cached || Response.error())),
+      .catch(() => caches.match(key).then((cached) => cached || Response.error()))
+      .then(isolated),
   );
 });
+
+/** `response` with the cross-origin isolation headers (an error stays as it is). */
+function isolated(response) {
+  if (response.type === "error" || response.status === 0) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Cross-Origin-Opener-Policy", "same-origin");
+  headers.set("Cross-Origin-Embedder-Policy", "require-corp");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

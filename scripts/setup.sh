@@ -13,6 +13,11 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   step "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
+# The multi-threaded worker rebuilds std with atomics (scripts/build-threads.sh).
+if ! rustup component list --installed | grep -q '^rust-src'; then
+  step "adding rust-src (std's sources, for the multi-threaded worker)"
+  rustup component add rust-src
+fi
 
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
   step "installing trunk $TRUNK_VERSION (about 25 minutes on 2 cores)"

@@ -11,11 +11,9 @@ use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 pub fn start() {
     console_error_panic_hook::set_once();
-    register_service_worker();
     leptos::mount::mount_to_body(App);
 }
 
@@ -74,20 +72,3 @@ pub fn set_title(page: &str) {
     document().set_title(&format!("{page} · Inference Playground"));
 }
 
-/// public/sw.js keeps the app shell for offline visits. Failing to register only costs that.
-fn register_service_worker() {
-    let navigator = window().navigator();
-    if !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
-        return;
-    }
-    // Relative to the site's base, as is the worker's scope then.
-    let registration = navigator.service_worker().register("sw.js");
-    wasm_bindgen_futures::spawn_local(async move {
-        if let Err(e) = JsFuture::from(registration).await {
-            web_sys::console::warn_2(
-                &"offline support is unavailable: the service worker did not register".into(),
-                &e,
-            );
-        }
-    });
-}

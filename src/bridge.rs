@@ -4,6 +4,7 @@
 //! the model again (from the Cache API, so quickly).
 
 use crate::protocol::{Envelope, ModelInfo, Request, Response};
+use crate::threads::{self, Threads};
 use leptos::prelude::*;
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
@@ -13,9 +14,6 @@ use web_sys::{ErrorEvent, MessageEvent, Worker};
 /// Relative to the site's base: the worker resolves it against its own URL, which is there.
 pub const MODEL_URL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
 pub const MODEL_SHA256: &str = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
-/// Trunk's loader for the worker bundle. Relative: the page resolves it against its
-/// `<base href>` (the site's base, see `app::base_path`), so deep links and sub-paths find it.
-const WORKER_URL: &str = "worker_loader.js";
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelStatus {
@@ -44,6 +42,8 @@ type Handler = Box<dyn FnMut(Response)>;
 
 struct Inner {
     worker: Worker,
+    /// The multi-threaded worker (`threads::spawn_worker`).
+    threaded: bool,
     /// Requests wait here until the worker says `Started`: earlier messages would be lost.
     queue: Option<Vec<JsValue>>,
     handlers: HashMap<u32, Handler>,
@@ -62,6 +62,9 @@ pub struct Bridge {
     status: RwSignal<ModelStatus>,
     /// Something the learner should know about the engine (it restarted, the cache was cleared).
     notice: RwSignal<Option<String>>,
+    threads: RwSignal<Threads>,
+    /// Why the multi-threaded worker is not to be started again (it failed to start).
+    single: StoredValue<Option<String>>,
 }
 
 impl Bridge {
@@ -77,6 +80,8 @@ impl Bridge {
                 from_cache: false,
             }),
             notice: RwSignal::new(None),
+            threads: RwSignal::new(Threads::starting(None)),
+            single: StoredValue::new(None),
         };
         bridge.spawn();
         bridge.load_model();
@@ -89,6 +94,27 @@ impl Bridge {
 
     pub fn notice(&self) -> Signal<Option<String>> {
         self.notice.into()
+    }
+
+    pub fn threads(&self) -> Signal<Threads> {
+        self.threads.into()
+    }
+
+    /// Asks the worker to split passes over `n` threads (it clamps to what it has), and
+    /// keeps the choice for the next visit.
+    pub fn set_threads(&self, n: usize) {
+        threads::remember(n);
+        self.use_threads(n);
+    }
+
+    /// `set_threads` for now only (Lesson 2 measures each count, then sets the learner's back).
+    pub fn use_threads(&self, n: usize) {
+        let state = self.threads;
+        self.send(Request::SetThreads { threads: n }, move |response| {
+            if let Response::Threads { threads, max } = response {
+                state.update(|t| (t.using, t.max) = (threads, max));
+            }
+        });
     }
 
     /// Sends `request`; `on_response` sees every response to it, the last one being
@@ -200,14 +226,12 @@ impl Bridge {
 
     fn spawn(&self) {
         let bridge = *self;
-        let worker = match Worker::new(WORKER_URL) {
-            Ok(worker) => worker,
-            Err(e) => {
-                return self.status.set(ModelStatus::Error(format!(
-                    "The engine could not start: {e:?}"
-                )))
-            }
+        let (worker, single) = match threads::spawn_worker(self.single.get_value()) {
+            Ok(spawned) => spawned,
+            Err(message) => return self.status.set(ModelStatus::Error(message)),
         };
+        let threaded = single.is_none();
+        self.threads.set(Threads::starting(single));
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
             bridge.on_message(e.data())
         });
@@ -224,11 +248,13 @@ impl Bridge {
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         self.inner.set_value(Some(Inner {
             worker,
+            threaded,
             queue: Some(Vec::new()),
             handlers: HashMap::new(),
             _on_message: on_message,
             _on_error: on_error,
         }));
+        self.set_threads(threads::preferred());
     }
 
     fn on_message(&self, data: JsValue) {
@@ -278,6 +304,16 @@ impl Bridge {
     /// The worker died. Every pending request fails; a new worker reloads the model,
     /// unless it died while loading it (then Retry decides, not a restart loop).
     fn on_crash(&self, reason: String) {
+        let failed_to_start = self
+            .inner
+            .with_value(|inner| inner.as_ref().is_some_and(|i| i.threaded && i.queue.is_some()));
+        if failed_to_start {
+            // Its requests are still queued: the single-threaded worker takes over.
+            self.stop_worker("its threads could not start");
+            self.single.set_value(Some(format!("the multi-threaded engine could not start: {reason}")));
+            self.spawn();
+            return self.load_model();
+        }
         let was_loading = matches!(self.status.get_untracked(), ModelStatus::Loading { .. });
         self.stop_worker(&format!("it stopped unexpectedly ({reason})"));
         if was_loading {

@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod pages;
 pub mod playground;
 pub mod protocol;
+pub mod threads;
 pub mod worker;
 
 #[cfg(all(test, target_arch = "wasm32"))]

@@ -20,6 +20,9 @@ pub enum Request {
     LoadModel { url: String, sha256: String },
     /// Forget the cached model file. Answered by `CacheCleared`.
     ClearCache,
+    /// Split each forward pass over `threads` threads (clamped to what the worker has: 1 in
+    /// the single-threaded worker). Answered by `Threads`.
+    SetThreads { threads: usize },
     /// Generate from a user message (`chat`: through the chat template) or from raw text;
     /// `turn` places it in a conversation (the playground). Answered by `Token`…, then
     /// `Done` (also after `Cancel`).
@@ -160,6 +163,8 @@ pub enum Response {
         info: ModelInfo,
     },
     CacheCleared,
+    /// The threads each pass now splits over, and the most this worker offers.
+    Threads { threads: usize, max: usize },
     /// One generated token: `piece` is the text it completes (never half a character),
     /// `prob` its probability in the final distribution, `ms` its forward and sampling time.
     /// `forced`: placed by the request (`Turn::force`), not drawn. `alternatives`: the most

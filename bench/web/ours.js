@@ -1,12 +1,15 @@
-// Our engine as a learner gets it: the app's own worker (/worker_loader.js), spoken to
-// through src/protocol.rs the way src/bridge.rs speaks it. The figures are the engine's
+// Our engine as a learner gets it: the app's own worker, spoken to through src/protocol.rs
+// the way src/bridge.rs speaks it: the multi-threaded one (/worker-threads.js), as the page
+// is cross-origin isolated, with passes split over `threads` threads (the query). The figures are the engine's
 // own timings, the same ones the lessons show (Done: ttft_ms, prefill_tps, decode_tps).
 // Loading starts as soon as the page opens; `window.benchReady` resolves with the time
 // (performance.now(), so from page open) at which the model was ready.
 const params = new URLSearchParams(location.search);
 const MODEL = { url: params.get("model"), sha256: params.get("sha256") };
+const THREADS = Number(params.get("threads") ?? 1);
+if (!crossOriginIsolated) throw new Error("the bench page is not cross-origin isolated");
 
-const worker = new Worker("/worker_loader.js");
+const worker = new Worker("/worker-threads.js", { type: "module" });
 const pending = new Map();
 let next = 1;
 let started;
@@ -34,10 +37,13 @@ async function ask(body, onResponse) {
   });
 }
 
-window.benchReady = ask({ LoadModel: MODEL }).then((response) => {
+const threads = ask({ SetThreads: { threads: THREADS } });
+window.benchReady = ask({ LoadModel: MODEL }).then(async (response) => {
   const at = performance.now();
   if (!response.ModelReady) throw new Error(`LoadModel: ${JSON.stringify(response)}`);
-  return { ready_ms: at, info: response.ModelReady.info };
+  const set = (await threads).Threads;
+  if (set?.threads !== THREADS) throw new Error(`SetThreads ${THREADS}: ${JSON.stringify(set)}`);
+  return { ready_ms: at, info: { ...response.ModelReady.info, threads: set.threads } };
 });
 
 /** Exactly `tokens` greedy tokens from the raw prompt (the runner applies the chat template). */

@@ -1,5 +1,6 @@
 // wllama (llama.cpp compiled to WebAssembly), served from bench/node_modules by our own
-// server: single thread, CPU only, the same GGUF from the same server as our engine,
+// server: `threads` threads (the query; several when the page is cross-origin isolated, as
+// bench/run.mjs serves it), CPU only, the same GGUF from the same server as our engine,
 // cached by wllama itself (OPFS) after the first run. `window.benchReady` resolves with
 // the time (performance.now(), so from page open) at which the model was ready.
 import { Wllama } from "/wllama/index.js";
@@ -42,15 +43,17 @@ window.Worker = class extends PageWorker {
 const params = new URLSearchParams(location.search);
 // The model URL is relative to the site's root (src/bridge.rs); this page is one level below it.
 const MODEL_URL = new URL(params.get("model"), new URL("/", location.href)).href;
+const THREADS = Number(params.get("threads") ?? 1);
 const quiet = { debug() {}, log() {}, warn: console.warn, error: console.error };
 const wllama = new Wllama({ default: "/wllama/wasm/wllama.wasm" }, { logger: quiet, suppressNativeLog: true });
 
 window.benchReady = wllama
-  .loadModelFromUrl(MODEL_URL, { n_threads: 1, n_gpu_layers: 0, useCache: true })
-  .then(() => ({
-    ready_ms: performance.now(),
-    info: { threads: wllama.getNumThreads(), multithread: wllama.isMultithread(), ctx: wllama.getLoadedContextInfo().n_ctx },
-  }));
+  .loadModelFromUrl(MODEL_URL, { n_threads: THREADS, n_gpu_layers: 0, useCache: true })
+  .then(() => {
+    const info = { threads: wllama.getNumThreads(), multithread: wllama.isMultithread(), ctx: wllama.getLoadedContextInfo().n_ctx };
+    if (info.threads !== THREADS || info.multithread !== THREADS > 1) throw new Error(`wllama runs ${JSON.stringify(info)}, not ${THREADS} threads`);
+    return { ready_ms: performance.now(), info };
+  });
 
 /** Exactly `tokens` greedy tokens from the raw prompt (the runner applies the chat template). */
 window.bench = async ({ prompt, tokens }) => {

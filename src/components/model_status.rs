@@ -56,10 +56,28 @@ pub fn ModelStatusPanel() -> impl IntoView {
                     .into_any()
                 }
             }}
+            <ThreadsLine />
             {move || {
                 bridge.notice().get().map(|notice| view! { <p class="notice" role="status" data-testid="engine-notice">{notice}</p> })
             }}
         </section>
+    }
+}
+
+/// How many threads the engine's passes use, or why only one.
+#[component]
+fn ThreadsLine() -> impl IntoView {
+    let threads = expect_context::<Bridge>().threads();
+    move || {
+        let t = threads.get();
+        let text = match &t.single {
+            Some(reason) => format!("Engine: 1 thread, because {reason}."),
+            None => format!(
+                "Engine: {} of {} threads (cross-origin isolated). Change it in the playground's settings.",
+                t.using, t.max
+            ),
+        };
+        view! { <p class="threads" data-testid="engine-threads" data-threads=t.using data-max=t.max>{text}</p> }
     }
 }
 

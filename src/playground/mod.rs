@@ -3,6 +3,7 @@
 
 pub mod chat;
 pub mod controls;
+pub mod engine_threads;
 pub mod conversation;
 pub mod link;
 pub mod page;

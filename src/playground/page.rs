@@ -4,6 +4,7 @@
 
 use super::chat::Chat;
 use super::controls::SamplerControls;
+use super::engine_threads::EngineThreads;
 use super::link::{from_link, to_link, Setup};
 use super::presets::playground_defaults;
 use super::saved::{from_json, to_json};
@@ -116,6 +117,7 @@ pub fn Playground() -> impl IntoView {
                 ></textarea>
                 <small id="prompt-hint">"Generate starts the conversation from this message (Ctrl+Enter); the reply box below goes on with it."</small>
                 <SamplerControls settings=chat.settings max_tokens=chat.max_tokens stop=chat.stop/>
+                <EngineThreads/>
                 <div class="actions">
                     <button type="submit" data-testid="generate" disabled=move || !ready() || busy()>
                         "Generate"

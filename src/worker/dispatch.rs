@@ -43,6 +43,10 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
     match request {
         Request::LoadModel { url, sha256 } => load_model::load_model(id, &url, &sha256).await,
         Request::ClearCache => load_model::clear_cache().await,
+        Request::SetThreads { threads } => Ok(Response::Threads {
+            threads: engine::parallel::set_threads(threads),
+            max: engine::parallel::max_threads(),
+        }),
         Request::Generate {
             prompt,
             chat,

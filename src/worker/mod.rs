@@ -15,13 +15,16 @@ mod load_model;
 mod post;
 mod prompt;
 mod state;
+#[cfg(feature = "threads")]
+mod threads;
 mod yield_now;
 
 use crate::protocol::Response;
 use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;
 
-/// Installs the crash reports and the message handler, then tells the page it is listening.
+/// Installs the crash reports and the message handler, starts the thread pool (in the
+/// multi-threaded build), then tells the page it is listening.
 pub fn start() {
     crash::report_crashes();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
@@ -29,5 +32,14 @@ pub fn start() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
+    #[cfg(feature = "threads")]
+    wasm_bindgen_futures::spawn_local(async {
+        // The page holds its requests until `Started`, so no pass runs before the pool is up.
+        match threads::start_pool().await {
+            Ok(()) => post::post(0, Response::Started),
+            Err(message) => post::post(0, Response::Crashed { message }),
+        }
+    });
+    #[cfg(not(feature = "threads"))]
     post::post(0, Response::Started);
 }

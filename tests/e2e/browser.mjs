@@ -18,15 +18,17 @@ const FLAGS = [
 
 /**
  * A persistent context (service workers and the Cache API behave as in a real profile).
- * `args`: extra Chromium flags.
+ * `args`: extra Chromium flags; `serviceWorkers: "block"` refuses service workers, as a
+ * browser that does not run them.
  */
-export async function launch({ viewport = { width: 1200, height: 900 }, args = [] } = {}) {
+export async function launch({ viewport = { width: 1200, height: 900 }, args = [], serviceWorkers = "allow" } = {}) {
   const profile = await mkdtemp(join(tmpdir(), "playground-e2e-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
     args: [...FLAGS, ...args],
     viewport,
+    serviceWorkers,
   });
   return {
     context,

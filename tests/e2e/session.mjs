@@ -40,12 +40,13 @@ function spy() {
 /**
  * Opens a session. `args` are extra Chromium flags, `cutAfter` goes to the server (see
  * static-server.mjs); `dist` is the build to serve (relative to the checkout) and `base` the
- * path it is served under. Returns the page and the records, with `url(path)` (a site path
+ * path it is served under; `isolate: false` leaves out the COOP/COEP headers, and
+ * `serviceWorkers: "block"` refuses service workers (see browser.mjs). Returns the page and the records, with `url(path)` (a site path
  * such as "/glossary" under the base), `foreign()` (requests that left the origin) and `close()`.
  */
-export async function openSession({ args = [], cutAfter, dist = "dist", base = "/" } = {}) {
-  const server = await serve(join(ROOT, dist), 0, { cutAfter, base });
-  const browser = await launch({ args });
+export async function openSession({ args = [], cutAfter, dist = "dist", base = "/", isolate = true, serviceWorkers } = {}) {
+  const server = await serve(join(ROOT, dist), 0, { cutAfter, base, isolate });
+  const browser = await launch({ args, serviceWorkers });
   const { context } = browser;
   const requests = [];
   const consoleErrors = [];

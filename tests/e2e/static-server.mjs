@@ -1,7 +1,9 @@
 // Serves dist/ on 127.0.0.1 like a plain static host, answering unknown paths without a file
 // extension with index.html, so that deep links (/glossary) reach the app's router. With a
 // `base` ("/deep/sub/") the site lives under that path only, as on a project's GitHub Pages;
-// everything outside it is 404.
+// everything outside it is 404. With `isolate` (the default) it sends COOP/COEP, as a host
+// configured for the engine's threads does (README, "Deploy"); without, it is a host that
+// cannot set headers.
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -17,6 +19,12 @@ const TYPES = {
   ".json": "application/json",
   ".gguf": "application/octet-stream",
   ".webmanifest": "application/manifest+json",
+};
+
+// Cross-origin isolation: what the engine's threads need (shared memory).
+export const ISOLATION = {
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-embedder-policy": "require-corp",
 };
 
 async function fileFor(root, pathname) {
@@ -36,7 +44,7 @@ async function fileFor(root, pathname) {
  * byte count: the response then announces the whole file but the connection is dropped
  * after that many bytes, as a download that breaks off. The site's URL is `url` + `base`.
  */
-export async function serve(root, port = 0, { cutAfter = () => null, base = "/" } = {}) {
+export async function serve(root, port = 0, { cutAfter = () => null, base = "/", isolate = true } = {}) {
   if (!base.startsWith("/") || !base.endsWith("/")) throw new Error(`base must start and end with "/": ${base}`);
   const sockets = new Set();
   const server = createServer(async (req, res) => {
@@ -52,6 +60,7 @@ export async function serve(root, port = 0, { cutAfter = () => null, base = "/" 
         "content-type": TYPES[extname(file.path)] ?? "application/octet-stream",
         "content-length": file.size,
         "cache-control": "no-cache",
+        ...(isolate ? ISOLATION : {}),
       });
       if (req.method === "HEAD") return res.end();
       const cut = cutAfter(pathname);
@@ -81,10 +90,12 @@ export async function serve(root, port = 0, { cutAfter = () => null, base = "/" 
   };
 }
 
-// `node tests/e2e/static-server.mjs [dist] [port] [base]` serves a build by hand.
+// `node tests/e2e/static-server.mjs [dist] [port] [base] [--no-isolation]` serves a build by hand.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const root = resolve(process.argv[2] ?? "dist");
-  const base = process.argv[4] ?? "/";
-  const { url } = await serve(root, Number(process.argv[3] ?? 8080), { base });
+  const args = process.argv.slice(2).filter((a) => a !== "--no-isolation");
+  const root = resolve(args[0] ?? "dist");
+  const base = args[2] ?? "/";
+  const isolate = !process.argv.includes("--no-isolation");
+  const { url } = await serve(root, Number(args[1] ?? 8080), { base, isolate });
   console.log(`serving ${root} at ${url}${base}`);
 }

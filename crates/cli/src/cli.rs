@@ -12,6 +12,10 @@ pub struct Cli {
     /// The GGUF model file (scripts/fetch-model.sh fetches it).
     #[arg(long, global = true, default_value = DEFAULT_MODEL, value_name = "PATH")]
     pub model: PathBuf,
+    /// Threads each forward pass splits over, 1 to this machine's cores. Results are
+    /// bit-identical at every count.
+    #[arg(long, global = true, default_value_t = 1, value_parser = thread_count)]
+    pub threads: usize,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -82,6 +86,14 @@ pub enum Command {
     /// Judge one reply with the Lesson 3 checker: for a bundled task (--task), or for a
     /// question given here (--question, --kind, --answers).
     Check(Check),
+}
+
+fn thread_count(s: &str) -> Result<usize, String> {
+    let cores = engine::parallel::max_threads();
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=cores).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a thread count from 1 to {cores} (this machine's cores)")),
+    }
 }
 
 /// The largest pass `bench-pass` times.

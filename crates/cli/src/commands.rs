@@ -13,6 +13,7 @@ use std::time::Instant;
 
 pub fn run(cli: Cli) -> Result<Value, String> {
     let model = cli.model.as_path();
+    engine::parallel::set_threads(cli.threads);
     match cli.command {
         Command::Tokenize { text } => tokenize(model, &text),
         Command::Logits { ids, top } => logits(model, &ids, top),
@@ -201,7 +202,7 @@ fn bench(path: &Path, rounds: usize) -> Result<Value, String> {
         "prompt_tokens": ids.len(),
         "generated_tokens": BENCH_TOKENS,
         "rounds": prefill.len(),
-        "threads": 1,
+        "threads": engine::parallel::threads(),
         "prefill_tokens_per_s": median(&mut prefill),
         "decode_tokens_per_s": median(&mut decode),
     }))
@@ -236,7 +237,7 @@ fn bench_batch(path: &Path, n: usize, rounds: usize) -> Result<Value, String> {
         "prompt_tokens": ids.len(),
         "generated_tokens": generated,
         "rounds": rounds,
-        "threads": 1,
+        "threads": engine::parallel::threads(),
         "sequential_tokens_per_s": median(&mut seq),
         "batched_tokens_per_s": median(&mut bat),
         "speedup": median(&mut speedup),

@@ -71,5 +71,5 @@ pub fn bench_pass(path: &Path, sizes: &[usize], rounds: usize) -> Result<Value, 
             Ok(json!({"tokens": n, "ms_per_pass": ms, "ms_per_token": ms / n as f64}))
         })
         .collect::<Result<Vec<_>, String>>()?;
-    Ok(json!({"position": PASS_POSITION, "rounds": rounds, "threads": 1, "passes": passes}))
+    Ok(json!({"position": PASS_POSITION, "rounds": rounds, "threads": engine::parallel::threads(), "passes": passes}))
 }

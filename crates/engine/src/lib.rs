@@ -10,6 +10,7 @@ pub mod error;
 pub mod kv_cache;
 mod memory;
 pub mod model;
+pub mod parallel;
 pub mod probe;
 pub mod quant;
 #[cfg(feature = "reference")]

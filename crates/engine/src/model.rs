@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::error::{candle_message, EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::memory;
+use crate::parallel;
 use crate::probe::Probe;
 use crate::quant::QMatrix;
 use crate::simd::{axpy, dot};
@@ -314,6 +315,19 @@ impl Model {
         logits: Logits,
         probe: &mut Probe,
     ) -> Result<Vec<f32>> {
+        parallel::run(|| self.pass(tokens, start, cache, layers, logits, probe))
+    }
+
+    /// `forward_probed`'s pass, on whichever thread `parallel::run` chose.
+    fn pass(
+        &self,
+        tokens: &[u32],
+        start: usize,
+        cache: &mut KvCache,
+        layers: usize,
+        logits: Logits,
+        probe: &mut Probe,
+    ) -> Result<Vec<f32>> {
         let c = &self.config;
         let n = tokens.len();
         if n == 0 {
@@ -343,22 +357,22 @@ impl Model {
         if let Some(hidden) = probe.hidden.as_mut() {
             hidden.clear();
         }
+        let angles: Vec<Rotation> = (start..start + n).map(|pos| self.rotation(pos)).collect();
         for (li, layer) in self.layers[..layers].iter().enumerate() {
             a.qkv(self, layer, QMatrix::matmul);
-            for i in 0..n {
-                self.rope(&mut a.q[i * e..(i + 1) * e], start + i);
-                self.rope(&mut a.k[i * kvd..(i + 1) * kvd], start + i);
+            for (i, r) in angles.iter().enumerate() {
+                rope(&mut a.q[i * e..(i + 1) * e], r);
+                rope(&mut a.k[i * kvd..(i + 1) * kvd], r);
             }
             let lc = &mut cache.layers[li];
             lc.write(start, &a.k, &a.v, kvd)?;
             let scale = a.scale;
-            // Two instances of `attention`: with the hook off, its call to `on_row` is empty
-            // and compiles away.
+            // The captured layer's attention runs on one thread, in order, for the capture.
             match probe.attention.as_mut().filter(|p| p.layer == li) {
-                Some(capture) => attention(&a.q, &lc.k, &lc.v, start, c, scale, &mut a.attn, |i, h, w| {
+                Some(capture) => attention_probed(&a.q, &lc.k, &lc.v, start, c, scale, &mut a.attn, |i, h, w| {
                     capture.record(start + i, h, w)
                 }),
-                None => attention(&a.q, &lc.k, &lc.v, start, c, scale, &mut a.attn, |_, _, _| {}),
+                None => attention(&a.q, &lc.k, &lc.v, start, c, scale, &mut a.attn),
             }
             a.output_and_mlp(self, layer, QMatrix::matmul);
             if let Some(hidden) = probe.hidden.as_mut() {
@@ -378,6 +392,11 @@ impl Model {
     /// so every sequence's logits are bit-identical to `forward` of its token alone);
     /// attention runs per sequence over its own cache. Returns `vocab` logits per sequence.
     pub fn forward_batch(&self, tokens: &[u32], caches: &mut [&mut KvCache]) -> Result<Vec<f32>> {
+        parallel::run(|| self.batch_pass(tokens, caches))
+    }
+
+    /// `forward_batch`'s pass, on whichever thread `parallel::run` chose.
+    fn batch_pass(&self, tokens: &[u32], caches: &mut [&mut KvCache]) -> Result<Vec<f32>> {
         let c = &self.config;
         if tokens.is_empty() || tokens.len() != caches.len() {
             return Err(EngineError::InvalidState(format!(
@@ -399,16 +418,17 @@ impl Model {
         }
         let (e, kvd) = (c.embedding, c.kv_dim());
         let mut a = Activations::new(self, tokens)?;
+        let angles: Vec<Rotation> = starts.iter().map(|&pos| self.rotation(pos)).collect();
         for (li, layer) in self.layers.iter().enumerate() {
             a.qkv(self, layer, QMatrix::matmul_batch);
             for (i, (cache, &start)) in caches.iter_mut().zip(&starts).enumerate() {
                 let (q, k, v) =
                     (&mut a.q[i * e..(i + 1) * e], &mut a.k[i * kvd..(i + 1) * kvd], &a.v[i * kvd..(i + 1) * kvd]);
-                self.rope(q, start);
-                self.rope(k, start);
+                rope(q, &angles[i]);
+                rope(k, &angles[i]);
                 let lc = &mut cache.layers[li];
                 lc.write(start, k, v, kvd)?;
-                attention(q, &lc.k, &lc.v, start, c, a.scale, &mut a.attn[i * e..(i + 1) * e], |_, _, _| {});
+                attention(q, &lc.k, &lc.v, start, c, a.scale, &mut a.attn[i * e..(i + 1) * e]);
             }
             a.output_and_mlp(self, layer, QMatrix::matmul_batch);
         }
@@ -431,18 +451,30 @@ impl Model {
         Ok(out)
     }
 
-    /// Rotates each adjacent pair (x[2i], x[2i+1]) of every head by pos · base^(-2i/d):
-    /// GGUF llama weights are permuted for this interleaved form.
-    fn rope(&self, x: &mut [f32], pos: usize) {
-        let hd = self.config.head_dim;
-        for head in x.chunks_exact_mut(hd) {
-            for (i, &f) in self.inv_freq.iter().enumerate() {
+    /// The (sin, cos) of each pair's rotation at `pos`: pos · base^(-2i/d) for pair i,
+    /// computed in f64 once per position and pass, then used by every head of every layer.
+    fn rotation(&self, pos: usize) -> Rotation {
+        self.inv_freq
+            .iter()
+            .map(|&f| {
                 let (sin, cos) = (pos as f64 * f).sin_cos();
-                let (sin, cos) = (sin as f32, cos as f32);
-                let (a, b) = (head[2 * i], head[2 * i + 1]);
-                head[2 * i] = a * cos - b * sin;
-                head[2 * i + 1] = a * sin + b * cos;
-            }
+                (sin as f32, cos as f32)
+            })
+            .collect()
+    }
+}
+
+/// Each pair's (sin, cos) at one position (`Model::rotation`).
+type Rotation = Vec<(f32, f32)>;
+
+/// Rotates each adjacent pair (x[2i], x[2i+1]) of every head by its angle in `r`: GGUF
+/// llama weights are permuted for this interleaved form.
+fn rope(x: &mut [f32], r: &[(f32, f32)]) {
+    for head in x.chunks_exact_mut(2 * r.len()) {
+        for (pair, &(sin, cos)) in head.chunks_exact_mut(2).zip(r) {
+            let (a, b) = (pair[0], pair[1]);
+            pair[0] = a * cos - b * sin;
+            pair[1] = a * sin + b * cos;
         }
     }
 }
@@ -537,10 +569,24 @@ fn add_in_place(x: &mut [f32], y: &[f32]) {
 }
 
 /// Causal grouped-query attention for `n = q.len() / embedding` new positions starting at
-/// `start`; `k` and `v` hold every cached position including the new ones. `on_row(i, head,
-/// weights)` sees each softmax row: new position i's weights over positions `0..=start + i`.
+/// `start`; `k` and `v` hold every cached position including the new ones. The (position,
+/// head) pairs are split over `parallel::threads()`: each writes its own slice of `out`.
+fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, c: &Config, scale: f32, out: &mut [f32]) {
+    let (e, hd) = (c.embedding, c.head_dim);
+    let n = q.len() / e;
+    let work = n * c.heads * (start + n) * hd * 2;
+    parallel::items(out, n * c.heads, work, |pairs, out| {
+        let mut scores = vec![0f32; start + n];
+        for (j, oh) in pairs.zip(out.chunks_exact_mut(hd)) {
+            attend(q, k, v, start, c, scale, j / c.heads, j % c.heads, &mut scores, oh);
+        }
+    })
+}
+
+/// `attention` on this thread, showing each softmax row to `on_row(i, head, weights)`:
+/// new position i's weights over positions `0..=start + i`.
 #[allow(clippy::too_many_arguments)]
-fn attention(
+fn attention_probed(
     q: &[f32],
     k: &[f32],
     v: &[f32],
@@ -550,35 +596,52 @@ fn attention(
     out: &mut [f32],
     mut on_row: impl FnMut(usize, usize, &[f32]),
 ) {
-    let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
-    let group = c.heads / c.kv_heads;
+    let (e, hd) = (c.embedding, c.head_dim);
     let n = q.len() / e;
     let mut scores = vec![0f32; start + n];
-    for i in 0..n {
-        let visible = start + i + 1;
-        for h in 0..c.heads {
-            let kvh = h / group;
-            let qh = &q[i * e + h * hd..][..hd];
-            let mut max = f32::NEG_INFINITY;
-            for (p, s) in scores[..visible].iter_mut().enumerate() {
-                let kp = &k[p * kvd + kvh * hd..][..hd];
-                *s = dot(qh, kp) * scale;
-                max = max.max(*s);
-            }
-            let mut sum = 0f32;
-            for s in &mut scores[..visible] {
-                *s = (*s - max).exp();
-                sum += *s;
-            }
-            for s in &mut scores[..visible] {
-                *s /= sum;
-            }
-            on_row(i, h, &scores[..visible]);
-            let oh = &mut out[i * e + h * hd..][..hd];
-            oh.fill(0.0);
-            for (p, &w) in scores[..visible].iter().enumerate() {
-                axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
-            }
-        }
+    for (j, oh) in out.chunks_exact_mut(hd).enumerate() {
+        let (i, h) = (j / c.heads, j % c.heads);
+        attend(q, k, v, start, c, scale, i, h, &mut scores, oh);
+        on_row(i, h, &scores[..start + i + 1]);
+    }
+}
+
+/// New position `i`'s query head `h`: its softmax over positions `0..=start + i`, left in
+/// `scores`, and the weighted sum of their values in `oh`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn attend(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    start: usize,
+    c: &Config,
+    scale: f32,
+    i: usize,
+    h: usize,
+    scores: &mut [f32],
+    oh: &mut [f32],
+) {
+    let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
+    let kvh = h / (c.heads / c.kv_heads);
+    let visible = start + i + 1;
+    let qh = &q[i * e + h * hd..][..hd];
+    let mut max = f32::NEG_INFINITY;
+    for (p, s) in scores[..visible].iter_mut().enumerate() {
+        let kp = &k[p * kvd + kvh * hd..][..hd];
+        *s = dot(qh, kp) * scale;
+        max = max.max(*s);
+    }
+    let mut sum = 0f32;
+    for s in &mut scores[..visible] {
+        *s = (*s - max).exp();
+        sum += *s;
+    }
+    for s in &mut scores[..visible] {
+        *s /= sum;
+    }
+    oh.fill(0.0);
+    for (p, &w) in scores[..visible].iter().enumerate() {
+        axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::memory::with_capacity;
+use crate::parallel;
 use crate::simd::{bytes, nibbles, F4};
 use candle_core::quantized::GgmlDType;
 use half::f16;
@@ -214,15 +215,21 @@ impl QMatrix {
         })
     }
 
-    /// `out[t * rows + r] = Σ_c W[r, c] · x[t * cols + c]` for the `n` activation rows in `x`.
+    /// `out[t * rows + r] = Σ_c W[r, c] · x[t * cols + c]` for the `n` activation rows in `x`,
+    /// the rows split over `parallel::threads()` (each output value's arithmetic is the same
+    /// whichever thread computes it).
     pub fn matmul(&self, x: &[f32], n: usize, out: &mut [f32]) {
-        self.matmul_rows(x, n, 0..self.rows, out)
-    }
-
-    /// As `matmul`, for the output rows in `rows` only.
-    pub fn matmul_rows(&self, x: &[f32], n: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
         assert_eq!(x.len(), n * self.cols, "matmul: activation shape");
         assert_eq!(out.len(), n * self.rows, "matmul: output shape");
+        parallel::columns(out, n, ROW_TILE, n * self.rows * self.cols, |rows, part| {
+            self.matmul_rows(x, n, rows, part)
+        })
+    }
+
+    /// As `matmul`, for the output rows in `rows` only, on this thread: `out` holds `n` rows
+    /// of `rows.len()` values.
+    pub fn matmul_rows(&self, x: &[f32], n: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
+        assert_eq!(out.len(), n * rows.len(), "matmul: output shape");
         match n {
             1 => self.matvec(x, rows, out),
             // All of them in one pass, so that each block is unpacked once (tiling them by
@@ -248,28 +255,31 @@ impl QMatrix {
     pub fn matmul_batch(&self, x: &[f32], n: usize, out: &mut [f32]) {
         assert_eq!(x.len(), n * self.cols, "matmul_batch: activation shape");
         assert_eq!(out.len(), n * self.rows, "matmul_batch: output shape");
-        let (xs, outs) = (x.chunks(BATCH_TILE * self.cols), out.chunks_mut(BATCH_TILE * self.rows));
-        for (x, out) in xs.zip(outs) {
-            #[cfg(target_arch = "x86_64")]
-            if crate::simd::has_avx() && x.len() / self.cols > 1 {
-                self.matvec_pairs(x, out);
-                continue;
+        parallel::columns(out, n, 1, n * self.rows * self.cols, |rows, part| {
+            let width = rows.len();
+            let (xs, outs) = (x.chunks(BATCH_TILE * self.cols), part.chunks_mut(BATCH_TILE * width));
+            for (x, out) in xs.zip(outs) {
+                #[cfg(target_arch = "x86_64")]
+                if crate::simd::has_avx() && x.len() / self.cols > 1 {
+                    self.matvec_pairs(x, rows.clone(), out);
+                    continue;
+                }
+                self.matvec_tile(x, rows.clone(), out);
             }
-            self.matvec_tile(x, out);
-        }
+        })
     }
 
     /// `matmul_batch` for up to `BATCH_TILE` rows, in `F4`s.
-    fn matvec_tile(&self, x: &[f32], out: &mut [f32]) {
+    fn matvec_tile(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
         match x.len() / self.cols {
-            1 => self.matvec(x, 0..self.rows, out),
-            2 => self.matvec_batch::<2>(x, out),
-            3 => self.matvec_batch::<3>(x, out),
-            4 => self.matvec_batch::<4>(x, out),
-            5 => self.matvec_batch::<5>(x, out),
-            6 => self.matvec_batch::<6>(x, out),
-            7 => self.matvec_batch::<7>(x, out),
-            _ => self.matvec_batch::<8>(x, out),
+            1 => self.matvec(x, rows, out),
+            2 => self.matvec_batch::<2>(x, rows, out),
+            3 => self.matvec_batch::<3>(x, rows, out),
+            4 => self.matvec_batch::<4>(x, rows, out),
+            5 => self.matvec_batch::<5>(x, rows, out),
+            6 => self.matvec_batch::<6>(x, rows, out),
+            7 => self.matvec_batch::<7>(x, rows, out),
+            _ => self.matvec_batch::<8>(x, rows, out),
         }
     }
 
@@ -277,7 +287,7 @@ impl QMatrix {
     /// 256-bit register, each lane doing `matvec_scaled`'s arithmetic (bit-identical, twice
     /// the width); an odd last row goes alone through `matvec`.
     #[cfg(target_arch = "x86_64")]
-    fn matvec_pairs(&self, x: &[f32], out: &mut [f32]) {
+    fn matvec_pairs(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
         let (cols, n) = (self.cols, x.len() / self.cols);
         let pairs = n / 2;
         // Pair p's block b as 8 loads of [4 lanes of row 2p | the same 4 of row 2p + 1].
@@ -290,19 +300,20 @@ impl QMatrix {
         }
         // SAFETY: `matmul_batch` checked `has_avx`.
         with_scaled_blocks!(self, x, |blocks| unsafe {
-            matvec_scaled_pairs(&x2, pairs, cols / BLOCK, self.rows, out, &blocks)
+            matvec_scaled_pairs(&x2, pairs, cols / BLOCK, rows.clone(), out, &blocks)
         });
         if n % 2 == 1 {
-            self.matvec(&x[(n - 1) * cols..], 0..self.rows, &mut out[(n - 1) * self.rows..]);
+            let width = rows.len();
+            self.matvec(&x[(n - 1) * cols..], rows, &mut out[(n - 1) * width..]);
         }
     }
 
     /// `matvec` for `T` activation rows at once (see `matmul_batch`).
-    fn matvec_batch<const T: usize>(&self, x: &[f32], out: &mut [f32]) {
+    fn matvec_batch<const T: usize>(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
         with_scaled_blocks!(self, x, |blocks| matvec_scaled_batch::<T, _, _, _>(
             x,
             self.cols / BLOCK,
-            self.rows,
+            rows.clone(),
             out,
             &blocks
         ))
@@ -327,7 +338,7 @@ impl QMatrix {
                     }
                 }
                 for (i, a) in acc.iter().enumerate() {
-                    out[i * self.rows + r] = a.sum();
+                    out[i * rows.len() + r - rows.start] = a.sum();
                 }
             }
         })
@@ -384,7 +395,7 @@ impl QMatrix {
                 };
                 for i in 0..nr {
                     for j in 0..nt {
-                        out[(t + j) * self.rows + r + i] = tile[i][j];
+                        out[(t + j) * rows.len() + r - rows.start + i] = tile[i][j];
                     }
                 }
                 t += nt;
@@ -402,8 +413,8 @@ fn dot_block(w: [F4; 8], xb: &[F4; 8]) -> F4 {
     s.add(t)
 }
 
-/// `out[r] = Σ_b scale(i)·(q(i) · x_b) + offset(i, b)` over the blocks `b` of each row `r`
-/// in `rows`, where `i = r · per_row + b` numbers the matrix's blocks: `q` gives a block's
+/// `out[r - rows.start] = Σ_b scale(i)·(q(i) · x_b) + offset(i, b)` over the blocks `b` of
+/// each row `r` in `rows`, where `i = r · per_row + b` numbers the matrix's blocks: `q` gives a block's
 /// raw values, `scale` its scale, `offset` its offset times the block's Σ x.
 #[inline(always)]
 fn matvec_scaled(
@@ -428,8 +439,8 @@ fn matvec_scaled(
             c0 += offset(i0 + b, b);
             c1 += offset(i1 + b, b);
         }
-        out[r] = a0.sum() + c0;
-        out[r + 1] = a1.sum() + c1;
+        out[r - rows.start] = a0.sum() + c0;
+        out[r + 1 - rows.start] = a1.sum() + c1;
         r += 2;
     }
     if r < rows.end {
@@ -439,7 +450,7 @@ fn matvec_scaled(
             a = a.add(dot_block(q(i0 + b), &xblock(b)).mul(F4::splat(scale(i0 + b))));
             c += offset(i0 + b, b);
         }
-        out[r] = a.sum() + c;
+        out[r - rows.start] = a.sum() + c;
     }
 }
 
@@ -453,7 +464,7 @@ const BATCH_TILE: usize = 8;
 fn matvec_scaled_batch<const T: usize, Q, S, O>(
     x: &[f32],
     per_row: usize,
-    rows: usize,
+    rows: std::ops::Range<usize>,
     out: &mut [f32],
     blocks: &Scaled<Q, S, O>,
 ) where
@@ -462,8 +473,8 @@ fn matvec_scaled_batch<const T: usize, Q, S, O>(
     O: Fn(usize, usize, usize) -> f32,
 {
     let Scaled { q, scale, offset } = blocks;
-    let cols = per_row * BLOCK;
-    for r in 0..rows {
+    let (cols, width) = (per_row * BLOCK, rows.len());
+    for r in rows.clone() {
         let mut acc = [F4::zero(); T];
         let mut c = [0f32; T];
         for b in 0..per_row {
@@ -477,7 +488,7 @@ fn matvec_scaled_batch<const T: usize, Q, S, O>(
             }
         }
         for t in 0..T {
-            out[t * rows + r] = acc[t].sum() + c[t];
+            out[t * width + r - rows.start] = acc[t].sum() + c[t];
         }
     }
 }
@@ -490,7 +501,7 @@ fn matvec_scaled_pairs<Q: Fn(usize) -> [F4; 8], S: Fn(usize) -> f32, O: Fn(usize
     x2: &[f32],
     pairs: usize,
     per_row: usize,
-    rows: usize,
+    rows: std::ops::Range<usize>,
     out: &mut [f32],
     blocks: &Scaled<Q, S, O>,
 ) {
@@ -498,7 +509,8 @@ fn matvec_scaled_pairs<Q: Fn(usize) -> [F4; 8], S: Fn(usize) -> f32, O: Fn(usize
     let Scaled { q, scale, offset } = blocks;
     let mut acc = [F8::zero(); BATCH_TILE / 2];
     let mut c = [0f32; BATCH_TILE];
-    for r in 0..rows {
+    let width = rows.len();
+    for r in rows.clone() {
         acc.fill(F8::zero());
         c.fill(0.0);
         for b in 0..per_row {
@@ -518,8 +530,8 @@ fn matvec_scaled_pairs<Q: Fn(usize) -> [F4; 8], S: Fn(usize) -> f32, O: Fn(usize
         }
         for (p, a) in acc[..pairs].iter().enumerate() {
             let [lo, hi] = a.halves();
-            out[2 * p * rows + r] = lo.sum() + c[2 * p];
-            out[(2 * p + 1) * rows + r] = hi.sum() + c[2 * p + 1];
+            out[2 * p * width + r - rows.start] = lo.sum() + c[2 * p];
+            out[(2 * p + 1) * width + r - rows.start] = hi.sum() + c[2 * p + 1];
         }
     }
 }
@@ -596,7 +608,7 @@ mod tests {
             // The F4 kernel too, which x86_64 with AVX (the usual test machine) passes by.
             if n <= BATCH_TILE {
                 let mut tile = vec![0f32; n * rows];
-                m.matvec_tile(&x, &mut tile);
+                m.matvec_tile(&x, 0..m.rows, &mut tile);
                 assert_eq!(tile, batch, "{dtype:?} F4 batch n={n}");
             }
         }

@@ -23,4 +23,5 @@ pub mod run;
 pub mod spec_panel;
 pub mod spec_run;
 pub mod sweep_panel;
+pub mod threads_panel;
 pub mod timeline;

@@ -8,6 +8,7 @@ use super::number::{ms, tps};
 use super::prompt_field::{stage_prompt, PromptField};
 use super::readout::Readout;
 use super::run::{measure, Run};
+use super::threads_panel::ThreadsPanel;
 use super::timeline::Timeline;
 use crate::components::field::count_input;
 use crate::protocol::CacheMode;
@@ -74,6 +75,7 @@ pub fn PrefillPanel(lab: Lab) -> impl IntoView {
                 series=per_token
             />
             {move || speeds(&run.get())}
+            <ThreadsPanel lab=lab text=text chat=chat max_tokens=max_tokens/>
             <div class="output" data-testid="timeline-output" aria-live="polite">{move || run.with(|r| r.text.clone())}</div>
         </section>
     }
