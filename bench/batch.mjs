@@ -5,7 +5,7 @@
 // same run. The built site (dist/) and the release CLI must exist; the last stdout line is
 // the JSON summary.
 //
-//   node bench/batch.mjs [--batch 8] [--rounds 3]
+//   node bench/batch.mjs [--batch 8] [--rounds 3] [--threads 1]
 import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -19,8 +19,11 @@ const opt = (name, fallback) => {
 };
 const BATCH = opt("batch", 8);
 const ROUNDS = opt("rounds", 3);
+// Threads each forward pass splits over, in the worker (`SetThreads`) and natively alike.
+const THREADS = opt("threads", 1);
 if (!(BATCH >= 2 && BATCH <= 32)) throw new Error("--batch must be 2 to 32");
 if (!(ROUNDS >= 1)) throw new Error("--rounds must be at least 1");
+if (!(THREADS >= 1)) throw new Error("--threads must be at least 1");
 // As the CLI's BENCH_TOKENS: each sample ends at end of turn or after this many tokens.
 const TOKENS = 128;
 
@@ -79,6 +82,8 @@ try {
   await session.browser.context.addInitScript(keepWorkers);
   await page.goto(session.url("/"));
   await page.waitForSelector(READY, { timeout: 5 * MINUTE });
+  const threads = await ask(page, { SetThreads: { threads: THREADS } });
+  if (threads.Threads?.threads !== THREADS) throw new Error(`${THREADS} threads asked for, the worker runs ${JSON.stringify(threads)}`);
   const request = (max_tokens) => ({ BenchBatch: { prompt: PROMPT, samples: BATCH, max_tokens } });
   // A short round first: the worker's wasm is compiled in tiers.
   const warm = await ask(page, request(8));
@@ -115,12 +120,11 @@ try {
   };
   if (session.foreign().length > 0) throw new Error(`requests left the origin: ${session.foreign().map((r) => r.url)}`);
   const cli = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
-  console.log(`native: ${cli} bench --batch ${BATCH} --rounds ${ROUNDS}`);
-  const native = JSON.parse(
-    execFileSync(cli, ["bench", "--batch", String(BATCH), "--rounds", String(ROUNDS)], { cwd: ROOT, encoding: "utf8" }),
-  );
+  const flags = ["bench", "--batch", String(BATCH), "--rounds", String(ROUNDS), "--threads", String(THREADS)];
+  console.log(`native: ${cli} ${flags.join(" ")}`);
+  const native = JSON.parse(execFileSync(cli, flags, { cwd: ROOT, encoding: "utf8" }));
   native.decode_speedup = native.batched_decode_tokens_per_s / native.sequential_decode_tokens_per_s;
-  summary = { batch: BATCH, rounds: ROUNDS, browser, native };
+  summary = { batch: BATCH, rounds: ROUNDS, threads: THREADS, browser, native };
 } finally {
   await session.close();
 }
