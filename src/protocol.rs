@@ -91,12 +91,13 @@ pub enum Request {
     /// The session's context and its next-token logits (computed if missing), so that the
     /// page can run the sampler itself. Answered by `Next`.
     Next,
-    /// A continuation of `prompt`, generated in a fresh session with `settings` (their seed
-    /// starts the generator). Answered by `Continuation`.
+    /// Continuations of `prompt`, one per entry of `runs` (its settings; its seed starts its
+    /// generator), each what the session on `prompt` alone would generate, decoded together.
+    /// Answered by `Continuation`… as each ends (in any order), then `Continued`.
     Continue {
         prompt: String,
         chat: bool,
-        settings: SamplerSettings,
+        runs: Vec<SamplerSettings>,
         max_tokens: usize,
     },
     // Lesson 3
@@ -115,6 +116,13 @@ pub enum Request {
     },
     /// Answered by `BenchStats`.
     BenchStats,
+    /// One round of `engine::batch_bench` (bench/batch.mjs): `samples` samples of the chat
+    /// prompt, one session after another, then decoded together. Answered by `BenchBatch`.
+    BenchBatch {
+        prompt: String,
+        samples: usize,
+        max_tokens: usize,
+    },
 }
 
 /// What the model is, once loaded.
@@ -257,13 +265,17 @@ pub enum Response {
         prompt_len: usize,
         logits: Vec<f32>,
     },
-    /// `logprobs[i]` is the model's own ln-probability of `tokens[i]` (`Step::model_logprob`).
+    /// Continuation `run` of a `Continue`. `logprobs[i]` is the model's own ln-probability of
+    /// `tokens[i]` (`Step::model_logprob`).
     Continuation {
+        run: usize,
         text: String,
         tokens: Vec<u32>,
         logprobs: Vec<f32>,
         stop: StopReason,
     },
+    /// Every continuation of a `Continue` has been sent.
+    Continued,
     // Lesson 3
     /// `done` of `total` task runs (a task under one strategy) are finished; the running
     /// one has generated `tokens` so far.
@@ -289,6 +301,9 @@ pub enum Response {
         prompt_tokens: usize,
         generated_tokens: usize,
     },
+    BenchBatch {
+        round: engine::batch_bench::BatchRound,
+    },
 }
 
 impl Response {
@@ -304,6 +319,7 @@ impl Response {
                 | Response::StageAttention { .. }
                 | Response::StageLens { .. }
                 | Response::StagePass { .. }
+                | Response::Continuation { .. }
                 | Response::ExperimentProgress { .. }
                 | Response::ExperimentItem { .. }
         )
@@ -458,6 +474,9 @@ pub struct Turn {
     /// How many of the most likely candidates each `Token` reports.
     pub alternatives: usize,
 }
+
+/// Most continuations one `Continue` may ask for (Lesson 1's Compare asks for up to 20).
+pub const MAX_CONTINUATIONS: usize = 32;
 
 /// Limits the worker holds a `Turn` to.
 pub const MAX_STOP_SEQUENCES: usize = 8;

@@ -2,8 +2,8 @@
 //! request, so the page always hears back and the worker keeps serving.
 
 use super::{
-    generate, lesson_one, lesson_three, lesson_two, lesson_two_inside, load_model, post::post,
-    state,
+    bench_batch::bench_batch, generate, lesson_one, lesson_three, lesson_two, lesson_two_inside,
+    load_model, post::post, state,
 };
 use crate::protocol::{Envelope, Request, Response, Turn};
 use wasm_bindgen_futures::spawn_local;
@@ -63,9 +63,9 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
         Request::Continue {
             prompt,
             chat,
-            settings,
+            runs,
             max_tokens,
-        } => lesson_one::continuation(id, &prompt, chat, &settings, max_tokens).await,
+        } => lesson_one::continuations(id, &prompt, chat, &runs, max_tokens).await,
         Request::RunExperiment { experiment } => lesson_three::run_experiment(id, experiment).await,
         Request::Cancel { .. } => unreachable!("handled above"),
         // Lesson 2
@@ -104,5 +104,10 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             generate::generate(id, &prompt, chat, &settings, max_tokens, &turn, false).await
         }
         Request::BenchStats => Ok(state::with(|s| s.bench_stats())),
+        Request::BenchBatch {
+            prompt,
+            samples,
+            max_tokens,
+        } => bench_batch(id, &prompt, samples, max_tokens),
     }
 }

@@ -2,10 +2,14 @@
 //! token at a time in the same session; the vocabulary's texts; and whole continuations
 //! for the comparison of two settings.
 
-use super::{generate, generate::prefill, prompt::prompt_ids, state, yield_now::yield_now};
-use crate::protocol::{Response, TopToken};
+use super::{
+    generate, generate::prefill, post::post, prompt::prompt_ids, state, yield_now::yield_now,
+};
+use crate::protocol::{Response, TopToken, MAX_CONTINUATIONS};
+use engine::batch::{BatchDecoder, BatchSample};
 use engine::sampler::Rng;
-use engine::{SamplerSettings, Session, StopReason};
+use engine::session::log_softmax_at;
+use engine::{SamplerSettings, Session};
 
 /// How many of the most likely tokens come with their text and probability.
 const TOP: usize = 20;
@@ -91,41 +95,72 @@ pub async fn next(id: u32) -> Result<Response, String> {
     })
 }
 
-/// Generates up to `max_tokens`, yielding between tokens so that a `Cancel` is heard.
-pub async fn continuation(
+/// Compare's continuations of the prompt, one per entry of `runs` (its settings, its seed),
+/// decoded together in batches from the session once it holds the prompt: each is what
+/// the session alone would generate with that run's seed. One token of each per turn, so
+/// that a `Cancel` is heard; each is posted as it ends.
+pub async fn continuations(
     id: u32,
     prompt: &str,
     chat: bool,
-    settings: &SamplerSettings,
+    runs: &[SamplerSettings],
     max_tokens: usize,
 ) -> Result<Response, String> {
-    generate::begin(id, prompt, chat, settings, max_tokens)?;
+    if runs.is_empty() || runs.len() > MAX_CONTINUATIONS {
+        return Err(format!("Ask for 1 to {MAX_CONTINUATIONS} continuations."));
+    }
+    for settings in runs {
+        generate::check(settings, max_tokens)?;
+    }
+    generate::begin(id, prompt, chat, &runs[0], max_tokens)?;
     computed(id).await?;
-    let (mut tokens, mut logprobs) = (Vec::new(), Vec::new());
-    let stop = loop {
-        if tokens.len() >= max_tokens {
-            break StopReason::MaxTokens;
-        }
-        let step = state::with(|s| {
-            s.owned(id)
-                .ok_or("Cancelled.")?
-                .step(settings)
-                .map_err(|e| e.to_string())
-        })?;
-        tokens.push(step.token);
-        logprobs.push(step.model_logprob);
-        if step.stop {
-            break StopReason::EndOfTurn;
-        }
-        yield_now().await;
-    };
-    let text = state::with(|s| s.owned(id).map(|session| session.text())).ok_or("Cancelled.")?;
-    Ok(Response::Continuation {
-        text,
-        tokens,
-        logprobs,
-        stop,
+    let width = state::with(|s| {
+        s.owned(id).map(|session| {
+            BatchDecoder::width(session.max_context(), session.tokens().len() + max_tokens)
+        })
     })
+    .ok_or("Cancelled.")?;
+    for (group, settings) in runs.chunks(width).enumerate() {
+        let samples: Vec<BatchSample> = settings
+            .iter()
+            .map(|s| BatchSample {
+                seed: s.seed,
+                settings: s.clone(),
+                max_tokens,
+            })
+            .collect();
+        let mut batch = state::with(|s| {
+            let session = s.owned(id).ok_or("Cancelled.")?;
+            BatchDecoder::from_session(session, &samples).map_err(|e| e.to_string())
+        })?;
+        let mut logprobs = vec![Vec::new(); samples.len()];
+        while !batch.is_done() {
+            yield_now().await;
+            if state::with(|s| s.owned(id).is_none()) {
+                return Err("Cancelled.".into());
+            }
+            for (i, token) in batch
+                .step()
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .enumerate()
+            {
+                let Some(token) = token else { continue };
+                logprobs[i].push(log_softmax_at(batch.logits(i), token));
+                if let Some(stop) = batch.sequences()[i].stop {
+                    let response = Response::Continuation {
+                        run: group * width + i,
+                        text: batch.text(i),
+                        tokens: batch.sequences()[i].tokens.clone(),
+                        logprobs: std::mem::take(&mut logprobs[i]),
+                        stop,
+                    };
+                    post(id, response);
+                }
+            }
+        }
+    }
+    Ok(Response::Continued)
 }
 
 /// Computes the context's missing tokens in slices; an error if the request lost the session.

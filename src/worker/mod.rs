@@ -2,6 +2,7 @@
 //! posted by the page. Everything slow is async and yields between slices of work, so
 //! that a `Cancel` is heard within one token.
 
+mod bench_batch;
 pub mod crash;
 mod dispatch;
 mod generate;

@@ -37,7 +37,7 @@ pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
 pub const PAGE_CONTEXT: usize = 2048;
 
 /// Every session the page uses: the worker's clock, the page's context.
-fn page_session(model: Arc<Model>) -> Session {
+pub fn page_session(model: Arc<Model>) -> Session {
     let mut session = Session::new(model, Box::new(performance_now));
     session.set_max_context(PAGE_CONTEXT);
     session

@@ -246,6 +246,24 @@ test("Compare: two settings, the same seeds, texts with distinct-2 and mean log-
   await step();
 });
 
+test("Compare's Stop ends the run; stepping resumes", { timeout: 3 * MINUTE }, async () => {
+  const before = await strip();
+  await set({ "compare-count": 10, "compare-max-tokens": 128 });
+  await page.click("[data-testid=compare-run]");
+  // 20 continuations of up to 128 tokens, decoding together: Stop comes long before their end.
+  await page.click("[data-testid=compare-stop]");
+  await page.waitForFunction(() => document.querySelector("[data-testid=compare-stop]").disabled, null, { timeout: 30_000 });
+  assert.match(await page.textContent("[data-testid=compare]"), /Stopped\./);
+  for (const side of ["a", "b"]) {
+    const n = Number(await page.getAttribute(`[data-testid=compare-${side}]`, "data-continuations"));
+    assert.ok(n < 10, `side ${side} finished ${n} of 10 continuations of up to 128 tokens before Stop`);
+  }
+  await idle();
+  assert.deepEqual(await strip(), before, "the stepping run is back as it was");
+  await step();
+  await set({ "compare-count": 2, "compare-max-tokens": 6 });
+});
+
 test("each exercise's check passes on a right state and fails on a wrong one", { timeout: 2 * MINUTE }, async () => {
   await page.click("[data-testid=forget-progress]").catch(() => {});
   await page.click("[data-testid=reset]");

@@ -254,19 +254,22 @@ test("sampling curves, paired comparison, chance and truncation come from the ru
 });
 
 test("Cancel stops a run at once, and the page keeps working", { timeout: 3 * MINUTE }, async () => {
-  await configure({ strategies: ["cot"], limit: 5, budget: 512 });
-  const number = Number(await page.getAttribute(sel("run-status"), "data-run")) + 1;
-  await page.click(sel("run-experiment"));
-  await page.waitForFunction(() => /: ([1-9]\d*) tokens so far/.test(document.querySelector("[data-testid=run-status]").textContent));
-  const clicked = Date.now();
-  await page.click(sel("cancel-experiment"));
-  await page.waitForSelector(`${sel("run-status")}[data-run="${number}"][data-state=cancelled]`, { timeout: 10_000 });
-  // A token takes well under a second here; the rest of the run would take minutes.
-  assert.ok(Date.now() - clicked < 2000, `cancelled after ${Date.now() - clicked} ms`);
-  assert.match(await text("run-status"), /Cancelled/);
-  assert.ok(await page.isEnabled(sel("run-experiment")));
-  assert.ok(await page.isDisabled(sel("cancel-experiment")));
-  assert.ok(Number(await page.getAttribute(sel("experiment-progress"), "value")) < 5, "the run did not finish");
+  // Chain of thought one token per turn; self-consistency one token of each of 8 samples decoding together.
+  for (const [strategy, samples] of [["cot", 1], ["self-consistency", 8]]) {
+    await configure({ strategies: [strategy], limit: 5, budget: 512, samples });
+    const number = Number(await page.getAttribute(sel("run-status"), "data-run")) + 1;
+    await page.click(sel("run-experiment"));
+    await page.waitForFunction(() => /: ([1-9]\d*) tokens so far/.test(document.querySelector("[data-testid=run-status]").textContent));
+    const clicked = Date.now();
+    await page.click(sel("cancel-experiment"));
+    await page.waitForSelector(`${sel("run-status")}[data-run="${number}"][data-state=cancelled]`, { timeout: 10_000 });
+    // A turn takes well under a second here; the rest of the run would take minutes.
+    assert.ok(Date.now() - clicked < 2000, `${strategy}: cancelled after ${Date.now() - clicked} ms`);
+    assert.match(await text("run-status"), /Cancelled/);
+    assert.ok(await page.isEnabled(sel("run-experiment")));
+    assert.ok(await page.isDisabled(sel("cancel-experiment")));
+    assert.ok(Number(await page.getAttribute(sel("experiment-progress"), "value")) < 5, `${strategy}: the run did not finish`);
+  }
 });
 
 test("the exercises' checks pass on the runs that do what they ask, and fail on the others", { timeout: 10 * MINUTE }, async () => {

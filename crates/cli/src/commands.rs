@@ -208,62 +208,29 @@ fn bench(path: &Path, rounds: usize) -> Result<Value, String> {
     }))
 }
 
-/// N samples of the bench prompt at self-consistency's settings (T = 0.7, top-k 40, seeds
-/// 0..N), each up to BENCH_TOKENS and ending at end of turn: first one fresh session after
-/// another, then all in one `BatchDecoder`. Both produce the very same tokens (checked
-/// here, tested in crates/engine/tests/batch.rs), so the rates count the same work. Whole
-/// runs are timed, prefill included (the batch computes the prompt once); the decode rates
-/// leave prefill out.
+/// N samples of the bench prompt, one fresh session after another and then decoded together
+/// (`engine::batch_bench`, the same round the browser's bench/batch.mjs times in the worker).
 fn bench_batch(path: &Path, n: usize, rounds: usize) -> Result<Value, String> {
-    use engine::batch::{BatchDecoder, BatchSample};
+    use engine::batch_bench::{round, samples};
     if !(1..=100).contains(&rounds) {
         return Err("--rounds must be 1 to 100".into());
     }
     let model = load_model(path)?;
     let ids = bench_ids(&model)?;
-    let samples: Vec<BatchSample> = (0..n as u64)
-        .map(|seed| BatchSample {
-            seed,
-            settings: SamplerSettings {
-                temperature: 0.7,
-                top_k: 40,
-                top_p: 1.0,
-                min_p: 0.0,
-                ..SamplerSettings::default()
-            },
-            max_tokens: BENCH_TOKENS,
-        })
-        .collect();
-    let err = |e: engine::EngineError| e.to_string();
+    let samples = samples(n, BENCH_TOKENS).map_err(|e| e.to_string())?;
+    let origin = Instant::now();
+    let now = || origin.elapsed().as_secs_f64() * 1000.0;
     let rate = |tokens: usize, ms: f64| tokens as f64 * 1000.0 / ms;
     let (mut seq, mut bat, mut speedup, mut seq_decode, mut bat_decode) = (vec![], vec![], vec![], vec![], vec![]);
     let mut generated = 0;
     for _ in 0..rounds {
-        let t0 = Instant::now();
-        let (mut tokens, mut decode_ms) = (Vec::new(), 0.0);
-        for s in &samples {
-            let mut session = session(model.clone());
-            session.start(&ids, s.seed).map_err(err)?;
-            let g = session.generate(&s.settings, s.max_tokens, |_| true).map_err(err)?;
-            decode_ms += g.timings.decode_ms.iter().sum::<f64>();
-            tokens.push(g.tokens);
-        }
-        let seq_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        let t0 = Instant::now();
-        let mut batch = BatchDecoder::new(model.clone(), &ids, &samples).map_err(err)?;
-        let t1 = Instant::now();
-        batch.run().map_err(err)?;
-        let (bat_ms, bat_decode_ms) = (t0.elapsed().as_secs_f64() * 1000.0, t1.elapsed().as_secs_f64() * 1000.0);
-        if batch.sequences().iter().zip(&tokens).any(|(b, t)| &b.tokens != t) {
-            return Err("the batched samples differ from the sequential ones (an engine bug)".into());
-        }
-        generated = tokens.iter().map(Vec::len).sum::<usize>();
-        seq.push(rate(generated, seq_ms));
-        bat.push(rate(generated, bat_ms));
-        speedup.push(seq_ms / bat_ms);
-        // Decode: every token after each sample's first.
-        seq_decode.push(rate(generated - n, decode_ms));
-        bat_decode.push(rate(generated - n, bat_decode_ms));
+        let r = round(&model, &ids, &samples, || session(model.clone()), now).map_err(|e| e.to_string())?;
+        generated = r.generated_tokens;
+        seq.push(rate(generated, r.sequential_ms));
+        bat.push(rate(generated, r.batched_ms));
+        speedup.push(r.sequential_ms / r.batched_ms);
+        seq_decode.push(rate(generated - n, r.sequential_decode_ms));
+        bat_decode.push(rate(generated - n, r.batched_decode_ms));
     }
     Ok(json!({
         "batch": n,

@@ -3,6 +3,7 @@
 //! natively (CLI, tests) and for wasm32 (the page's worker).
 
 pub mod batch;
+pub mod batch_bench;
 pub mod chat;
 pub mod config;
 pub mod error;

@@ -209,6 +209,15 @@ impl Session {
         self.model.tokenizer.ends_reply(token)
     }
 
+    /// Forgets the context and its cache: the next `start` computes its whole prompt, as on
+    /// a fresh session.
+    pub fn clear(&mut self) {
+        self.tokens.clear();
+        self.prompt_len = 0;
+        self.cache.clear();
+        self.logits = None;
+    }
+
     /// Begins a new generation from `prompt`, reusing the cached keys and values of its
     /// longest common prefix with the current context. Nothing is computed yet.
     pub fn start(&mut self, prompt: &[u32], seed: u64) -> Result<Reuse> {
@@ -443,7 +452,7 @@ pub(crate) fn check_prompt(prompt: &[u32], max_context: usize, vocab: usize) -> 
 }
 
 /// ln softmax(logits)[token], computed stably in f64.
-fn log_softmax_at(logits: &[f32], token: u32) -> f32 {
+pub fn log_softmax_at(logits: &[f32], token: u32) -> f32 {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
     let lse = max + logits.iter().map(|&l| (l as f64 - max).exp()).sum::<f64>().ln();
     (logits[token as usize] as f64 - lse) as f32

@@ -125,7 +125,20 @@ fn bad_requests_are_errors() {
         BatchSample { settings: SamplerSettings { temperature: -1.0, ..SamplerSettings::default() }, ..ok.clone() };
     assert!(message(&[ok.clone(), bad], &prompt()).contains("temperature"));
     let too_long = vec![5; m.config.context];
-    assert!(message(&[ok], &too_long).contains("shorten it"));
+    assert!(message(std::slice::from_ref(&ok), &too_long).contains("shorten it"));
+    // Forcing tokens into a finished sequence, one outside the vocabulary, or past the context.
+    let mut batch = BatchDecoder::new(m.clone(), &prompt(), &[ok.clone(), ok]).unwrap();
+    batch.stop(0).unwrap();
+    let error = |r: engine::Result<()>| r.unwrap_err().to_string();
+    assert!(error(batch.force(0, &[5], 1)).contains("not a live sequence"));
+    assert!(error(batch.force(2, &[5], 1)).contains("not a live sequence"));
+    assert!(error(batch.force(1, &[m.config.vocab as u32], 1)).contains("outside the vocabulary"));
+    assert!(error(batch.force(1, &vec![5; m.config.context], 1)).contains("the context is full"));
+    assert!(error(batch.stop(2)).contains("of a batch of 2"));
+    // None of that changed the live sequence: it still runs to its 4 tokens.
+    batch.run().unwrap();
+    assert_eq!(batch.sequences()[1].tokens.len(), 4);
+    assert_eq!(batch.sequences()[0].stop, Some(StopReason::StopSequence));
 }
 
 #[test]
@@ -140,4 +153,51 @@ fn real_model_samples_equal_unbatched_sampling() {
         })
         .collect();
     assert_batch_matches(&m, &p, &samples);
+}
+
+/// A session on the prompt, computed in slices of 7 tokens, then 3 greedy tokens: a context
+/// whose cache is not one fresh pass.
+fn sliced_session(model: &Arc<Model>) -> engine::Session {
+    let mut s = session(model.clone());
+    s.start(&prompt(), 0).unwrap();
+    while !s.prefill_chunk(7).unwrap() {}
+    for _ in 0..3 {
+        s.step(&SamplerSettings::greedy()).unwrap();
+    }
+    s
+}
+
+#[test]
+fn a_batch_from_a_session_continues_it_as_the_session_would() {
+    let m = tiny();
+    let samples: Vec<BatchSample> = (0..5u64)
+        .map(|i| BatchSample { seed: 7 + i, settings: SamplerSettings::plain(1.5, 0), max_tokens: 4 + 3 * i as usize })
+        .collect();
+    let mut base = sliced_session(&m);
+    // Not computed yet: the last step's token is still waiting.
+    let error = BatchDecoder::from_session(&base, &samples).err().unwrap().to_string();
+    assert!(error.contains("not computed and cached"), "{error}");
+    base.prefill_chunk(usize::MAX).unwrap();
+    let mut batch = BatchDecoder::from_session(&base, &samples).unwrap();
+    batch.run().unwrap();
+    for (i, s) in samples.iter().enumerate() {
+        let mut one = sliced_session(&m);
+        one.set_rng(engine::sampler::Rng::new(s.seed));
+        let g = one.generate(&s.settings, s.max_tokens, |_| true).unwrap();
+        let drawn: Vec<u32> = g.steps.iter().map(|step| step.token).collect();
+        assert_eq!(batch.sequences()[i].tokens, drawn, "sample {i}");
+    }
+    // A session whose cache is off keeps nothing to continue from.
+    base.use_cache = false;
+    base.start(&prompt(), 0).unwrap();
+    base.prefill_chunk(usize::MAX).unwrap();
+    assert!(BatchDecoder::from_session(&base, &samples).is_err());
+}
+
+#[test]
+fn a_batch_is_at_most_8_wide_and_fits_the_context() {
+    assert_eq!(BatchDecoder::width(8192, 300), 8);
+    assert_eq!(BatchDecoder::width(2048, 300), 6);
+    assert_eq!(BatchDecoder::width(2048, 4000), 1);
+    assert_eq!(BatchDecoder::width(2048, 0), 8);
 }

@@ -1,6 +1,7 @@
 //! Two settings side by side on the lesson's prompt: N continuations each, continuation i
-//! with seed + i on both sides, then how diverse each side is (distinct-2) and how likely
-//! the model itself found its text (mean log-probability per token).
+//! with seed + i on both sides (all asked for in one `Continue`, which the worker decodes
+//! together), then how diverse each side is (distinct-2) and how likely the model itself
+//! found its text (mean log-probability per token).
 
 use super::live::Live;
 use super::stats::distinct_2;
@@ -72,54 +73,46 @@ pub fn Compare() -> impl IntoView {
         // The continuations used the worker's session: put the stepping run back.
         lesson.restore();
     };
-    let launch = StoredValue::new_local(None::<Box<dyn Fn(usize)>>);
-    launch.set_value(Some(Box::new(move |job: usize| {
+    // One request for every continuation: run j is side j % 2 with seed + j / 2.
+    let launch = move || {
         let n = count.get_untracked();
-        if job >= 2 * n {
-            return finish(None);
-        }
-        let side = sides[job % 2];
-        let seed = lesson
-            .settings
-            .get_untracked()
-            .seed
-            .wrapping_add((job / 2) as u64);
-        let settings = SamplerSettings {
-            seed,
-            ..side.settings.get_untracked()
-        };
+        let base = lesson.settings.get_untracked().seed;
+        let seed = move |run: usize| base.wrapping_add((run / 2) as u64);
+        let runs = (0..2 * n)
+            .map(|run| SamplerSettings {
+                seed: seed(run),
+                ..sides[run % 2].settings.get_untracked()
+            })
+            .collect();
         let request = Request::Continue {
             prompt: lesson.prompt.get_untracked(),
             chat: true,
-            settings,
+            runs,
             max_tokens: max_tokens.get_untracked(),
         };
         let id = lesson.bridge().send(request, move |r| match r {
             Response::Continuation {
+                run,
                 text,
                 tokens,
                 logprobs,
                 stop,
             } => {
-                side.results.try_update(|v| {
-                    v.push(Continuation {
-                        seed,
-                        text,
-                        tokens,
-                        logprobs,
-                        stop,
-                    })
+                // They end in any order: each side lists its continuations by seed.
+                let c = Continuation {
+                    seed: seed(run),
+                    text,
+                    tokens,
+                    logprobs,
+                    stop,
+                };
+                sides[run % 2].results.try_update(|v| {
+                    let at = v.partition_point(|other| other.seed < c.seed);
+                    v.insert(at, c)
                 });
-                match stopping.try_get_untracked() {
-                    Some(false) => launch.with_value(|f| {
-                        if let Some(f) = f {
-                            f(job + 1)
-                        }
-                    }),
-                    _ => finish(Some("Stopped.".into())),
-                }
             }
-            // Cancelling a continuation makes it answer with an error.
+            Response::Continued => finish(None),
+            // Cancelling the request makes it answer with an error.
             Response::Error { message } => {
                 finish(Some(if stopping.try_get_untracked() == Some(true) {
                     "Stopped.".into()
@@ -130,7 +123,7 @@ pub fn Compare() -> impl IntoView {
             _ => {}
         });
         running.try_set(id);
-    })));
+    };
     on_cleanup(move || {
         if let Some(id) = running.try_get_untracked().filter(|&id| id != 0) {
             lesson.bridge().cancel(id);
@@ -150,11 +143,7 @@ pub fn Compare() -> impl IntoView {
             side.ran.set(Some(side.settings.get_untracked()));
         }
         lesson.hold();
-        launch.with_value(|f| {
-            if let Some(f) = f {
-                f(0)
-            }
-        });
+        launch();
     };
     let stop = move |_| {
         let id = running.get_untracked();

@@ -5,3 +5,4 @@ pub mod lexer;
 pub mod stats;
 pub mod strategy;
 pub mod tasks;
+mod trace;

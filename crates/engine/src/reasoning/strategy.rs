@@ -1,14 +1,18 @@
-//! The four ways Lesson 3 spends inference compute on a task, run one token at a time so
-//! that the page's worker can report progress and hear Cancel between tokens. The CLI runs
-//! the very same state machine, so both give the same results for the same seed and items.
+//! The four ways Lesson 3 spends inference compute on a task, run one token at a time (one
+//! token of each sample, when self-consistency's samples decode together) so that the
+//! page's worker can report progress and hear Cancel between tokens. The CLI runs the very
+//! same state machine, so both give the same results for the same seed and items. How one
+//! sample's text is read as it comes (reasoning, answer line, budget) is `trace.rs`.
 //!
 //! Token accounting: every generated token is either a reasoning token or an answer token,
 //! so reasoning + answer = total. Tokens the runner itself inserts (the forced `Answer:`
 //! after a spent budget) are prompt, not generated output, and are not counted.
 
-use super::answer::{check, expected_key, has_answer_marker, majority_vote, VoteResult};
+use super::answer::{expected_key, majority_vote, VoteResult};
 use super::stats::wilson_interval;
 use super::tasks::Task;
+use super::trace::{Next, Trace, FORCED_ANSWER};
+use crate::batch::{BatchDecoder, BatchSample};
 use crate::chat::{chat_tokens, Message, SystemPrompt};
 use crate::error::{EngineError, Result};
 use crate::sampler::SamplerSettings;
@@ -141,89 +145,116 @@ pub struct ItemResult {
     pub latency_ms: f64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Phase {
-    Start,
-    Reason,
-    Answer,
+/// The generator a sample's answer is drawn with after a forced `Answer:`.
+fn forced_seed(cfg: &RunConfig, sample: usize) -> u64 {
+    cfg.sampler(sample).seed.wrapping_add(1 << 32)
 }
 
-/// Runs one task, one token per `advance` call.
+/// What an `ItemRunner` is doing between two calls.
+enum Work {
+    /// The next sample (or batch of samples) begins at the next call.
+    Between,
+    /// One sample on the host's session.
+    Single(Trace),
+    /// Several samples in one batch, in sample order from `samples.len()`.
+    Batch(BatchDecoder, Vec<Trace>),
+}
+
+/// Runs one task, one unit of work (a prompt, or one token of every sample decoding) per
+/// `advance` call.
+///
+/// Self-consistency's samples decode in batches (`BatchDecoder`); `ItemRunner::unbatched`
+/// decodes them one after another instead, each on the host's session emptied first, and
+/// gives the very same samples (tests/reasoning.rs): each sample's prompt is computed from
+/// nothing, a forced `Answer:` is computed in one chunk with the token before it, and its
+/// tokens are drawn with the sample's own seeds.
 pub struct ItemRunner {
     task: Task,
     cfg: RunConfig,
-    sample_index: usize,
-    phase: Phase,
-    current: Sample,
-    /// The current line of reasoning and how many tokens it spans, to find where a line
-    /// the model starts with "Answer:" begins.
-    line: String,
-    line_tokens: usize,
+    batched: bool,
+    work: Work,
     samples: Vec<Sample>,
     started_ms: Option<f64>,
 }
 
 impl ItemRunner {
     pub fn new(task: Task, cfg: RunConfig) -> Result<Self> {
-        cfg.validate()?;
-        Ok(Self {
-            task,
-            cfg,
-            sample_index: 0,
-            phase: Phase::Start,
-            current: Sample::default(),
-            line: String::new(),
-            line_tokens: 0,
-            samples: Vec::new(),
-            started_ms: None,
-        })
+        let batched = cfg.strategy == Strategy::SelfConsistency;
+        Self::with(task, cfg, batched)
     }
 
-    /// Does one unit of work (setting up a sample, or one token). Returns the result when
-    /// the item is finished.
+    /// Every sample on the host's session, one after another: the reference the batched
+    /// runs are tested against.
+    pub fn unbatched(task: Task, cfg: RunConfig) -> Result<Self> {
+        Self::with(task, cfg, false)
+    }
+
+    fn with(task: Task, cfg: RunConfig, batched: bool) -> Result<Self> {
+        cfg.validate()?;
+        Ok(Self { task, cfg, batched, work: Work::Between, samples: Vec::new(), started_ms: None })
+    }
+
+    /// Does one unit of work. Returns the result when the item is finished. A batched run
+    /// leaves the session as it was: its samples have caches of their own.
     pub fn advance(&mut self, s: &mut Session, now_ms: f64) -> Result<Option<ItemResult>> {
         self.started_ms.get_or_insert(now_ms);
-        match self.phase {
-            Phase::Start => {
-                let text = prompt(&self.task, self.cfg.strategy);
-                let ids = chat_tokens(&s.model().tokenizer, &[Message::user(&text)], SystemPrompt::Default)?;
-                s.start(&ids, self.cfg.sampler(self.sample_index).seed)?;
-                self.current = Sample::default();
-                self.line.clear();
-                self.line_tokens = 0;
-                self.phase = if self.cfg.strategy == Strategy::Direct { Phase::Answer } else { Phase::Reason };
+        let model = s.model().clone();
+        let tok = &model.tokenizer;
+        let first = self.samples.len();
+        match &mut self.work {
+            Work::Between => {
+                let ids =
+                    chat_tokens(tok, &[Message::user(&prompt(&self.task, self.cfg.strategy))], SystemPrompt::Default)?;
+                let trace = || Trace::new(self.cfg.strategy, self.cfg.budget);
+                self.work = if self.batched {
+                    // With long budgets, fewer samples decode at a time.
+                    let longest = ids.len() + self.cfg.budget + tok.encode(FORCED_ANSWER, false)?.len() + ANSWER_CAP;
+                    let n = BatchDecoder::width(s.max_context(), longest).min(self.cfg.sample_count() - first);
+                    let samples: Vec<BatchSample> = (first..first + n)
+                        .map(|i| BatchSample {
+                            seed: self.cfg.sampler(i).seed,
+                            settings: self.cfg.sampler(i),
+                            max_tokens: usize::MAX,
+                        })
+                        .collect();
+                    Work::Batch(BatchDecoder::new(model.clone(), &ids, &samples)?, (0..n).map(|_| trace()).collect())
+                } else {
+                    if self.cfg.strategy == Strategy::SelfConsistency {
+                        // As a batch computes it: the prompt from nothing, not after another sample.
+                        s.clear();
+                    }
+                    s.start(&ids, self.cfg.sampler(first).seed)?;
+                    Work::Single(trace())
+                };
             }
-            Phase::Reason => {
-                let step = s.step(&self.cfg.sampler(self.sample_index))?;
-                self.current.reasoning_tokens += 1;
-                self.current.reasoning.push_str(&step.piece);
-                self.line.push_str(&step.piece);
-                self.line_tokens += 1;
-                if let Some(nl) = self.line.rfind('\n') {
-                    self.line.drain(..=nl);
-                    self.line_tokens = usize::from(!self.line.is_empty());
-                }
-                let wrote_answer = has_answer_marker(&self.line);
-                if step.stop {
-                    return Ok(self.end_sample(now_ms));
-                }
-                if wrote_answer && self.cfg.strategy != Strategy::Hidden {
-                    // The model began its answer line itself: the rest of the line is answer.
-                    self.move_line_to_answer();
-                    self.phase = Phase::Answer;
-                } else if wrote_answer || self.current.reasoning_tokens >= self.cfg.budget {
-                    self.current.truncated = !wrote_answer;
-                    self.force_answer(s)?;
+            Work::Single(trace) => {
+                let step = s.step(&self.cfg.sampler(first))?;
+                match trace.push(tok, step.token) {
+                    Next::Go => {}
+                    Next::Force(marker) => {
+                        let mut ids = s.tokens().to_vec();
+                        ids.extend(tok.encode(marker, false)?);
+                        s.start(&ids, forced_seed(&self.cfg, first))?;
+                        trace.forced();
+                    }
+                    Next::Done => return Ok(self.end_samples(now_ms)),
                 }
             }
-            Phase::Answer => {
-                let step = s.step(&self.cfg.sampler(self.sample_index))?;
-                self.current.answer_tokens += 1;
-                self.current.answer_text.push_str(&step.piece);
-                let has_content = !self.current.answer_text.trim().is_empty();
-                let line_done = has_content && step.piece.contains('\n') && self.cfg.strategy != Strategy::Direct;
-                if step.stop || line_done || self.current.answer_tokens >= ANSWER_CAP {
-                    return Ok(self.end_sample(now_ms));
+            Work::Batch(batch, traces) => {
+                for (i, token) in batch.step()?.into_iter().enumerate() {
+                    let Some(token) = token else { continue };
+                    match traces[i].push(tok, token) {
+                        Next::Go => {}
+                        Next::Force(marker) => {
+                            batch.force(i, &tok.encode(marker, false)?, forced_seed(&self.cfg, first + i))?;
+                            traces[i].forced();
+                        }
+                        Next::Done => batch.stop(i)?,
+                    }
+                }
+                // A sequence the batch ended itself (its context full) ends its sample too.
+                if batch.is_done() {
+                    return Ok(self.end_samples(now_ms));
                 }
             }
         }
@@ -235,42 +266,23 @@ impl ItemRunner {
     /// is the final count.
     pub fn tokens(&self) -> usize {
         let finished: usize = self.samples.iter().map(|s| s.reasoning_tokens + s.answer_tokens).sum();
-        finished + self.current.reasoning_tokens + self.current.answer_tokens
+        finished
+            + match &self.work {
+                Work::Between => 0,
+                Work::Single(t) => t.tokens(),
+                Work::Batch(_, traces) => traces.iter().map(Trace::tokens).sum(),
+            }
     }
 
-    /// The text and tokens since the last newline were the start of the answer line.
-    fn move_line_to_answer(&mut self) {
-        let cut = self.current.reasoning.len() - self.line.len();
-        self.current.answer_text = self.current.reasoning.split_off(cut);
-        self.current.reasoning_tokens -= self.line_tokens;
-        self.current.answer_tokens += self.line_tokens;
-    }
-
-    /// Appends "Answer:" to the context (as prompt, reusing the cache) and answers.
-    fn force_answer(&mut self, s: &mut Session) -> Result<()> {
-        let mut ids = s.tokens().to_vec();
-        let marker = if self.current.reasoning.ends_with('\n') { "Answer:" } else { "\nAnswer:" };
-        ids.extend(s.model().tokenizer.encode(marker, false)?);
-        s.start(&ids, self.cfg.sampler(self.sample_index).seed.wrapping_add(1 << 32))?;
-        self.current.forced_answer = true;
-        self.current.answer_text = "Answer:".into();
-        self.phase = Phase::Answer;
-        Ok(())
-    }
-
-    fn end_sample(&mut self, now_ms: f64) -> Option<ItemResult> {
-        let mut sample = std::mem::take(&mut self.current);
-        // One rule for every strategy: the reply as the model's context holds it, reasoning
-        // then answer, with the line break a forced `Answer:` was given (see `force_answer`).
-        let joint = if sample.forced_answer && !sample.reasoning.ends_with('\n') { "\n" } else { "" };
-        let verdict = check(&self.task, &format!("{}{joint}{}", sample.reasoning, sample.answer_text));
-        sample.extracted = verdict.extracted;
-        sample.canonical = verdict.canonical;
-        sample.correct = verdict.correct;
-        self.samples.push(sample);
-        self.sample_index += 1;
-        self.phase = Phase::Start;
-        if self.sample_index < self.cfg.sample_count() {
+    /// The samples of the current work are finished: judged, then kept in sample order.
+    fn end_samples(&mut self, now_ms: f64) -> Option<ItemResult> {
+        let traces = match std::mem::replace(&mut self.work, Work::Between) {
+            Work::Between => Vec::new(),
+            Work::Single(t) => vec![t],
+            Work::Batch(_, traces) => traces,
+        };
+        self.samples.extend(traces.into_iter().map(|t| t.finish(&self.task)));
+        if self.samples.len() < self.cfg.sample_count() {
             return None;
         }
         Some(self.finish(now_ms))
@@ -365,7 +377,7 @@ pub fn sampling_curves(items: &[ItemResult]) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Runs every task to the end (the CLI and tests; the worker drives `ItemRunner` itself,
-/// one token per turn of its event loop).
+/// one `advance` per turn of its event loop).
 pub fn run_all(s: &mut Session, tasks: &[Task], cfg: &RunConfig, now_ms: impl Fn() -> f64) -> Result<Vec<ItemResult>> {
     let mut out = Vec::with_capacity(tasks.len());
     for task in tasks {
