@@ -353,13 +353,13 @@ impl Model {
             }
             let lc = &mut cache.layers[li];
             lc.write(start, &a.k, &a.v, kvd)?;
-            let scale = a.scale;
+            let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, c, scale: a.scale };
             // The captured layer's attention runs on one thread, in order, for the capture.
             match probe.attention.as_mut().filter(|p| p.layer == li) {
-                Some(capture) => attention_probed(&a.q, &lc.k, &lc.v, start, c, scale, &mut a.attn, |i, h, w| {
+                Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| {
                     capture.record(start + i, h, w)
                 }),
-                None => attention(&a.q, &lc.k, &lc.v, start, c, scale, &mut a.attn),
+                None => attention.run(&mut a.attn),
             }
             a.output_and_mlp(self, layer, QMatrix::matmul);
             if let Some(hidden) = probe.hidden.as_mut() {
@@ -410,7 +410,8 @@ impl Model {
                 rope(k, &angles[i]);
                 let lc = &mut cache.layers[li];
                 lc.write(start, k, v, kvd)?;
-                attention(q, &lc.k, &lc.v, start, c, a.scale, &mut a.attn[i * e..(i + 1) * e]);
+                let attention = Attention { q, k: &lc.k, v: &lc.v, start, c, scale: a.scale };
+                attention.run(&mut a.attn[i * e..(i + 1) * e]);
             }
             a.output_and_mlp(self, layer, QMatrix::matmul_batch);
         }
@@ -554,80 +555,71 @@ fn add_in_place(x: &mut [f32], y: &[f32]) {
     }
 }
 
-/// Causal grouped-query attention for `n = q.len() / embedding` new positions starting at
-/// `start`; `k` and `v` hold every cached position including the new ones. The (position,
-/// head) pairs are split over `parallel::threads()`: each writes its own slice of `out`.
-fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, c: &Config, scale: f32, out: &mut [f32]) {
-    let (e, hd) = (c.embedding, c.head_dim);
-    let n = q.len() / e;
-    let work = n * c.heads * (start + n) * hd * 2;
-    parallel::items(out, n * c.heads, work, |pairs, out| {
-        let mut scores = vec![0f32; start + n];
-        for (j, oh) in pairs.zip(out.chunks_exact_mut(hd)) {
-            attend(q, k, v, start, c, scale, j / c.heads, j % c.heads, &mut scores, oh);
+/// One layer's attention: the queries of `n = q.len() / embedding` new positions starting
+/// at `start`; `k` and `v` hold every cached position, the new ones included.
+#[derive(Clone, Copy)]
+struct Attention<'a> {
+    q: &'a [f32],
+    k: &'a [f32],
+    v: &'a [f32],
+    start: usize,
+    c: &'a Config,
+    scale: f32,
+}
+
+impl Attention<'_> {
+    /// Causal grouped-query attention into `out`. The (position, head) pairs are split
+    /// over `parallel::threads()`: each writes its own slice of `out`.
+    fn run(&self, out: &mut [f32]) {
+        let (c, hd) = (self.c, self.c.head_dim);
+        let n = self.q.len() / c.embedding;
+        let work = n * c.heads * (self.start + n) * hd * 2;
+        parallel::items(out, n * c.heads, work, |pairs, out| {
+            let mut scores = vec![0f32; self.start + n];
+            for (j, oh) in pairs.zip(out.chunks_exact_mut(hd)) {
+                self.attend(j / c.heads, j % c.heads, &mut scores, oh);
+            }
+        })
+    }
+
+    /// `run` on this thread, showing each softmax row to `on_row(i, head, weights)`: new
+    /// position i's weights over positions `0..=start + i`.
+    fn run_probed(&self, out: &mut [f32], mut on_row: impl FnMut(usize, usize, &[f32])) {
+        let c = self.c;
+        let mut scores = vec![0f32; self.start + self.q.len() / c.embedding];
+        for (j, oh) in out.chunks_exact_mut(c.head_dim).enumerate() {
+            let (i, h) = (j / c.heads, j % c.heads);
+            self.attend(i, h, &mut scores, oh);
+            on_row(i, h, &scores[..self.start + i + 1]);
         }
-    })
-}
+    }
 
-/// `attention` on this thread, showing each softmax row to `on_row(i, head, weights)`:
-/// new position i's weights over positions `0..=start + i`.
-#[allow(clippy::too_many_arguments)]
-fn attention_probed(
-    q: &[f32],
-    k: &[f32],
-    v: &[f32],
-    start: usize,
-    c: &Config,
-    scale: f32,
-    out: &mut [f32],
-    mut on_row: impl FnMut(usize, usize, &[f32]),
-) {
-    let (e, hd) = (c.embedding, c.head_dim);
-    let n = q.len() / e;
-    let mut scores = vec![0f32; start + n];
-    for (j, oh) in out.chunks_exact_mut(hd).enumerate() {
-        let (i, h) = (j / c.heads, j % c.heads);
-        attend(q, k, v, start, c, scale, i, h, &mut scores, oh);
-        on_row(i, h, &scores[..start + i + 1]);
-    }
-}
-
-/// New position `i`'s query head `h`: its softmax over positions `0..=start + i`, left in
-/// `scores`, and the weighted sum of their values in `oh`.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn attend(
-    q: &[f32],
-    k: &[f32],
-    v: &[f32],
-    start: usize,
-    c: &Config,
-    scale: f32,
-    i: usize,
-    h: usize,
-    scores: &mut [f32],
-    oh: &mut [f32],
-) {
-    let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
-    let kvh = h / (c.heads / c.kv_heads);
-    let visible = start + i + 1;
-    let qh = &q[i * e + h * hd..][..hd];
-    let mut max = f32::NEG_INFINITY;
-    for (p, s) in scores[..visible].iter_mut().enumerate() {
-        let kp = &k[p * kvd + kvh * hd..][..hd];
-        *s = dot(qh, kp) * scale;
-        max = max.max(*s);
-    }
-    let mut sum = 0f32;
-    for s in &mut scores[..visible] {
-        *s = (*s - max).exp();
-        sum += *s;
-    }
-    for s in &mut scores[..visible] {
-        *s /= sum;
-    }
-    oh.fill(0.0);
-    for (p, &w) in scores[..visible].iter().enumerate() {
-        axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
+    /// New position `i`'s query head `h`: its softmax over positions `0..=start + i`, left
+    /// in `scores`, and the weighted sum of their values in `oh`.
+    #[inline(always)]
+    fn attend(&self, i: usize, h: usize, scores: &mut [f32], oh: &mut [f32]) {
+        let Attention { q, k, v, start, c, scale } = *self;
+        let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
+        let kvh = h / (c.heads / c.kv_heads);
+        let visible = start + i + 1;
+        let qh = &q[i * e + h * hd..][..hd];
+        let mut max = f32::NEG_INFINITY;
+        for (p, s) in scores[..visible].iter_mut().enumerate() {
+            let kp = &k[p * kvd + kvh * hd..][..hd];
+            *s = dot(qh, kp) * scale;
+            max = max.max(*s);
+        }
+        let mut sum = 0f32;
+        for s in &mut scores[..visible] {
+            *s = (*s - max).exp();
+            sum += *s;
+        }
+        for s in &mut scores[..visible] {
+            *s /= sum;
+        }
+        oh.fill(0.0);
+        for (p, &w) in scores[..visible].iter().enumerate() {
+            axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
+        }
     }
 }
