@@ -40,6 +40,9 @@ impl ModelStatus {
 
 type Handler = Box<dyn FnMut(Response)>;
 
+/// How long the multi-threaded worker may take to start its pool and say `Started`.
+const THREADS_START: std::time::Duration = std::time::Duration::from_secs(15);
+
 struct Inner {
     worker: Worker,
     /// The multi-threaded worker (`threads::spawn_worker`).
@@ -255,6 +258,22 @@ impl Bridge {
             _on_error: on_error,
         }));
         self.set_threads(threads::preferred());
+        if threaded {
+            // A pool that never starts (once seen in Firefox: its workers never answered)
+            // must not leave the page waiting: the single-threaded worker takes over.
+            let started = self.inner.with_value(|i| i.as_ref().map(|i| i.worker.clone()));
+            set_timeout(
+                move || {
+                    let stuck = bridge.inner.with_value(|inner| {
+                        inner.as_ref().is_some_and(|i| Some(&i.worker) == started.as_ref() && i.queue.is_some())
+                    });
+                    if stuck {
+                        bridge.on_crash(format!("its threads did not start within {} s", THREADS_START.as_secs()));
+                    }
+                },
+                THREADS_START,
+            );
+        }
     }
 
     fn on_message(&self, data: JsValue) {

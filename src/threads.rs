@@ -18,16 +18,16 @@ const KEY: &str = "engine-threads";
 pub struct Threads {
     /// Threads each pass splits over.
     pub using: usize,
-    /// The most the running worker offers (1 for the single-threaded one).
+    /// The most the running worker offers (1 for the single-threaded one; 0 until it says).
     pub max: usize,
     /// Why there is only one thread, when threads are unavailable.
     pub single: Option<String>,
 }
 
 impl Threads {
-    /// Before the worker has answered.
+    /// Before the worker has answered: `max` 0, not yet known.
     pub fn starting(single: Option<String>) -> Self {
-        Threads { using: 1, max: 1, single }
+        Threads { using: 1, max: 0, single }
     }
 }
 

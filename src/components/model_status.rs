@@ -72,6 +72,7 @@ fn ThreadsLine() -> impl IntoView {
         let t = threads.get();
         let text = match &t.single {
             Some(reason) => format!("Engine: 1 thread, because {reason}."),
+            None if t.max == 0 => "Engine: starting its threads…".to_string(),
             None => format!(
                 "Engine: {} of {} threads (cross-origin isolated). Change it in the playground's settings.",
                 t.using, t.max

@@ -32,13 +32,14 @@ export function checkInstalled(engine) {
   if (missing.length) throw new Error(`${engine} is not installed: ${missing.map(([p, fix]) => `${p} (${fix})`).join(", ")}; scripts/setup.sh installs it`);
 }
 
-export async function open(engine) {
+/** `serviceWorkers: "block"` is for Chromium only (see browser.mjs). */
+export async function open(engine, { serviceWorkers } = {}) {
   checkInstalled(engine);
-  return { chromium: openChromium, firefox: openFirefox, webkit: openWebKit }[engine]();
+  return { chromium: openChromium, firefox: openFirefox, webkit: openWebKit }[engine]({ serviceWorkers });
 }
 
-async function openChromium() {
-  const browser = await launchChromium();
+async function openChromium({ serviceWorkers }) {
+  const browser = await launchChromium({ serviceWorkers });
   const page = browser.context.pages()[0] ?? (await browser.context.newPage());
   return {
     engine: "chromium",

@@ -13,7 +13,12 @@ import { serve } from "./static-server.mjs";
 
 const id = (testid) => `[data-testid=${testid}]`;
 
-export function smoke(engine) {
+/**
+ * The suite in `engine`. `isolate: false` serves without COOP/COEP (a host that cannot send
+ * headers); `serviceWorkers: "block"` (Chromium only) then leaves the page unisolated, on
+ * one thread.
+ */
+export function smoke(engine, { isolate = true, serviceWorkers } = {}) {
   let server, browser;
   const url = (path) => server.url + path;
 
@@ -50,8 +55,8 @@ export function smoke(engine) {
   }
 
   before(async () => {
-    server = await serve(join(ROOT, "dist"), 0);
-    browser = await open(engine);
+    server = await serve(join(ROOT, "dist"), 0, { isolate });
+    browser = await open(engine, { serviceWorkers });
     console.log(`# ${engine}: ${browser.version}`);
   });
 
@@ -64,6 +69,20 @@ export function smoke(engine) {
     await browser.goto(url("/"));
     await ready();
     assert.match(await text(id("model-status")), /Model ready.*downloaded/);
+  });
+
+  test(`${engine}: the engine's threads match the page's isolation, and say so`, { timeout: MINUTE }, async () => {
+    const isolated = await browser.evaluate(() => crossOriginIsolated);
+    // The worker answers `Threads` once it has started (data-max is 0 until then).
+    const line = await until("the engine's thread count", () => {
+      const el = document.querySelector("[data-testid=engine-threads]");
+      return el && el.dataset.max !== "0" && { text: el.textContent, max: Number(el.dataset.max) };
+    });
+    console.log(`# ${engine}: ${isolated ? "cross-origin isolated" : "not isolated"}; ${line.text}`);
+    // Isolated: the threaded worker, or the single-threaded one after it failed to start, said so.
+    if (isolated) assert.match(line.text, /of \d+ threads \(cross-origin isolated\)|1 thread, because the multi-threaded engine could not start/);
+    else assert.deepEqual([line.max, /^Engine: 1 thread, because this page is not cross-origin isolated/.test(line.text)], [1, true]);
+    if (serviceWorkers === "block") assert.equal(isolated, false);
   });
 
   test(`${engine}: the playground answers, greedily`, { timeout: 5 * MINUTE }, async () => {

@@ -4,7 +4,7 @@
 // every thread count.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY } from "./session.mjs";
+import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput } from "./session.mjs";
 
 const PROMPT = "Name three primary colours.";
 const TOKENS = 24;
@@ -29,7 +29,7 @@ test("isolated by the host: the pool has min(cores, 8) threads, and the text is 
     assert.equal(await page.evaluate(() => crossOriginIsolated), true);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     const max = Math.min(cores, 8);
-    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "1");
+    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
     const start = await engineThreads(page);
     assert.equal(start.max, max, start.text);
     assert.equal(start.threads, Math.max(1, max - 1), "the default leaves one core to the page");
@@ -46,8 +46,38 @@ test("isolated by the host: the pool has min(cores, 8) threads, and the text is 
     // The choice is kept for the next visit.
     await page.reload();
     await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "1");
+    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
     assert.equal((await engineThreads(page)).threads, max);
+    assert.deepEqual(session.consoleErrors, []);
+  } finally {
+    await session.close();
+  }
+});
+
+test("Lesson 2 measures the same run at each thread count, then sets the learner's count back", { timeout: 6 * MINUTE }, async () => {
+  const session = await openSession();
+  try {
+    const { page } = session;
+    await page.goto(session.url("/learn/stages"));
+    await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
+    const before = await engineThreads(page);
+    await setInput(page, "timeline-max-tokens", 8);
+    await page.click("[data-testid=threads-run]");
+    await page.waitForFunction(
+      (max) => document.querySelectorAll("[data-testid=threads-table] tbody tr").length === max && !document.querySelector("[data-testid=threads-run]").disabled,
+      before.max,
+      { timeout: 4 * MINUTE },
+    );
+    const rows = await page.$$eval("[data-testid=threads-table] tbody tr", (trs) =>
+      trs.map((tr) => ({ threads: Number(tr.dataset.threads), cells: [...tr.querySelectorAll("td")].map((td) => td.textContent) })),
+    );
+    assert.deepEqual(rows.map((r) => r.threads), Array.from({ length: before.max }, (_, i) => i + 1));
+    for (const { cells } of rows) {
+      for (const cell of cells.slice(0, 2)) assert.ok(Number.parseFloat(cell) > 0, `a speed: ${cell}`);
+    }
+    assert.equal(rows[0].cells[2], "1.00×", "the first row is the baseline");
+    await page.waitForFunction((n) => document.querySelector("[data-testid=engine-threads]").dataset.threads === String(n), before.threads);
     assert.deepEqual(session.consoleErrors, []);
   } finally {
     await session.close();
@@ -86,7 +116,7 @@ test("no headers from the host: the service worker isolates the page after exact
     await page.waitForSelector(READY, { timeout: 2 * MINUTE });
     assert.equal(loads, 2, "the first visit reloads once");
     assert.equal(await page.evaluate(() => crossOriginIsolated), true);
-    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "1");
+    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
     assert.match((await engineThreads(page)).text, /of \d threads \(cross-origin isolated\)/);
     // A later visit is served by the worker at once: no more reloads.
     await page.reload();
