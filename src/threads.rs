@@ -54,10 +54,13 @@ fn isolated() -> bool {
 
 fn not_isolated_reason() -> String {
     let window = window();
-    let controlled = window.navigator().service_worker().controller().is_some();
     if !window.is_secure_context() {
-        "this page is not cross-origin isolated: it is served over plain HTTP from another machine, where browsers allow neither threads nor the service worker that could enable them".into()
-    } else if controlled {
+        // Checked first: there `navigator.serviceWorker` does not exist.
+        return "this page is not cross-origin isolated: it is served over plain HTTP from another machine, where browsers allow neither threads nor the service worker that could enable them".into();
+    }
+    let navigator = window.navigator();
+    let has_workers = js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false);
+    if has_workers && navigator.service_worker().controller().is_some() {
         "this page is not cross-origin isolated: the host sends no COOP/COEP headers, and this browser did not accept them from the service worker".into()
     } else {
         "this page is not cross-origin isolated: the host sends no COOP/COEP headers, and the service worker that adds them is not running (private browsing, or service workers blocked)".into()

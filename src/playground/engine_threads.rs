@@ -11,6 +11,7 @@ pub fn EngineThreads() -> impl IntoView {
     let hint = move || {
         threads.with(|t| match &t.single {
             Some(reason) => format!("One thread: {reason}."),
+            None if t.max == 0 => "The engine is starting its threads.".to_string(),
             None => format!(
                 "Each forward pass splits its matrix products over this many threads, up to {}. The text is the same at every count; only the speed changes.",
                 t.max

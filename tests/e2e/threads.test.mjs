@@ -9,8 +9,9 @@ import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setIn
 const PROMPT = "Name three primary colours.";
 const TOKENS = 24;
 
-/** The model status's thread line: { threads, max, text }. */
+/** The model status's thread line, once the worker has answered (data-max is 0 until then): { threads, max, text }. */
 async function engineThreads(page) {
+  await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
   const line = page.locator("[data-testid=engine-threads]");
   return { threads: Number(await line.getAttribute("data-threads")), max: Number(await line.getAttribute("data-max")), text: await line.innerText() };
 }
@@ -29,7 +30,6 @@ test("isolated by the host: the pool has min(cores, 8) threads, and the text is 
     assert.equal(await page.evaluate(() => crossOriginIsolated), true);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     const max = Math.min(cores, 8);
-    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
     const start = await engineThreads(page);
     assert.equal(start.max, max, start.text);
     assert.equal(start.threads, Math.max(1, max - 1), "the default leaves one core to the page");
@@ -46,7 +46,6 @@ test("isolated by the host: the pool has min(cores, 8) threads, and the text is 
     // The choice is kept for the next visit.
     await page.reload();
     await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
     assert.equal((await engineThreads(page)).threads, max);
     assert.deepEqual(session.consoleErrors, []);
   } finally {
@@ -60,7 +59,6 @@ test("Lesson 2 measures the same run at each thread count, then sets the learner
     const { page } = session;
     await page.goto(session.url("/learn/stages"));
     await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
     const before = await engineThreads(page);
     await setInput(page, "timeline-max-tokens", 8);
     await page.click("[data-testid=threads-run]");
@@ -116,7 +114,6 @@ test("no headers from the host: the service worker isolates the page after exact
     await page.waitForSelector(READY, { timeout: 2 * MINUTE });
     assert.equal(loads, 2, "the first visit reloads once");
     assert.equal(await page.evaluate(() => crossOriginIsolated), true);
-    await page.waitForFunction(() => document.querySelector("[data-testid=engine-threads]")?.dataset.max !== "0");
     assert.match((await engineThreads(page)).text, /of \d threads \(cross-origin isolated\)/);
     // A later visit is served by the worker at once: no more reloads.
     await page.reload();

@@ -63,6 +63,7 @@ pub fn ThreadsPanel(lab: Lab, text: RwSignal<String>, chat: RwSignal<bool>, max_
             <h4>"Threads: what parallelism buys in each stage"</h4>
             {move || threads.with(|t| match &t.single {
                 Some(reason) => view! { <p class="hint">{format!("The engine runs on one thread here, because {reason}.")}</p> }.into_any(),
+                None if t.max == 0 => view! { <p class="hint">"The engine is starting its threads."</p> }.into_any(),
                 None => view! {
                     <p class="hint">{format!(
                         "The engine can split each pass's matrix products over up to {} threads. This runs the prompt above at each count, one after another.",
