@@ -1,11 +1,10 @@
-//! The page: routes, the layout around them, and start-up.
+//! The page: the list of routes, the layout around them, and start-up.
 
 use crate::bridge::Bridge;
-use crate::components::{header::Header, model_status::ModelStatusPanel};
-use crate::pages::{
-    generation::GenerationPage, glossary::Glossary, home::Home, not_found::NotFound,
-    reading::Reading, reasoning::Reasoning, stages::StagesPage,
-};
+use crate::routes::base_path;
+use crate::ui::{header::Header, model_status::ModelStatusPanel};
+use crate::lessons::{generation::page::GenerationPage, reasoning::page::Reasoning, stages::page::StagesPage};
+use crate::pages::{glossary::Glossary, home::Home, not_found::NotFound, reading::Reading};
 use crate::playground::page::Playground;
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
@@ -42,23 +41,6 @@ fn App() -> impl IntoView {
     }
 }
 
-/// The path the site is served under, without its trailing slash: "" at a host's root,
-/// "/deep/sub" for `trunk build --public-url /deep/sub/`. Trunk writes that URL into
-/// index.html's `<base href>`; relative URLs (the worker, the model, the service worker,
-/// links in lessons) follow it by themselves, routes and menu links through this.
-pub fn base_path() -> String {
-    let base = document().base_uri().ok().flatten().unwrap_or_default();
-    let path = web_sys::Url::new(&base)
-        .map(|url| url.pathname())
-        .unwrap_or_default();
-    path.trim_end_matches('/').to_string()
-}
-
-/// A route ("/glossary") as a link under the site's base path.
-pub fn href(route: &str) -> String {
-    format!("{}{route}", base_path())
-}
-
 fn skip_to_main(event: web_sys::MouseEvent) {
     event.prevent_default();
     if let Some(main) = document().get_element_by_id("main") {
@@ -66,9 +48,3 @@ fn skip_to_main(event: web_sys::MouseEvent) {
         let _ = main.unchecked_into::<web_sys::HtmlElement>().focus();
     }
 }
-
-/// Sets the tab's title for the current page.
-pub fn set_title(page: &str) {
-    document().set_title(&format!("{page} · Inference Playground"));
-}
-

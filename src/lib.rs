@@ -6,13 +6,15 @@
 
 pub mod app;
 pub mod bridge;
-pub mod components;
+pub mod content;
 pub mod lessons;
 pub mod markdown;
 pub mod pages;
 pub mod playground;
 pub mod protocol;
+pub mod routes;
 pub mod threads;
+pub mod ui;
 pub mod worker;
 
 #[cfg(all(test, target_arch = "wasm32"))]

@@ -1,6 +1,7 @@
 //! The glossary's terms, read from glossary.md: `## Title {#id}` and a first paragraph.
 
-use super::{parser, sources::GLOSSARY};
+use super::parser;
+use crate::content::GLOSSARY;
 use pulldown_cmark::{Event, HeadingLevel, Tag, TagEnd};
 use std::sync::OnceLock;
 

@@ -10,7 +10,6 @@
 pub mod exercises;
 pub mod glossary;
 pub mod render;
-pub mod sources;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 

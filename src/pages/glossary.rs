@@ -1,8 +1,9 @@
 //! `/glossary`: every term under its own id, so that `/glossary#kv-cache` lands on it.
 
-use crate::app::set_title;
-use crate::components::prose::Prose;
-use crate::markdown::{render::to_html, sources};
+use crate::routes::set_title;
+use crate::ui::prose::Prose;
+use crate::content;
+use crate::markdown::render::to_html;
 use leptos::prelude::*;
 
 #[component]
@@ -10,7 +11,7 @@ pub fn Glossary() -> impl IntoView {
     set_title("Glossary");
     view! {
         <article class="glossary">
-            <Prose html=to_html(sources::GLOSSARY, "glossary")/>
+            <Prose html=to_html(content::GLOSSARY, "glossary")/>
         </article>
     }
 }

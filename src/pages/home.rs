@@ -1,8 +1,9 @@
 //! `/`: what the site teaches, and the three lessons as a path (home.md).
 
-use crate::app::set_title;
-use crate::components::prose::Prose;
-use crate::markdown::{render::to_html, sources};
+use crate::routes::set_title;
+use crate::ui::prose::Prose;
+use crate::content;
+use crate::markdown::render::to_html;
 use leptos::prelude::*;
 
 #[component]
@@ -10,7 +11,7 @@ pub fn Home() -> impl IntoView {
     set_title("Home");
     view! {
         <article class="home">
-            <Prose html=to_html(sources::HOME, "home")/>
+            <Prose html=to_html(content::HOME, "home")/>
         </article>
     }
 }

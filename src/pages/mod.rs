@@ -1,9 +1,6 @@
-//! One file per route.
+//! The pages that are not a lesson or the playground, one file per route.
 
-pub mod generation;
 pub mod glossary;
 pub mod home;
 pub mod not_found;
 pub mod reading;
-pub mod reasoning;
-pub mod stages;

@@ -1,6 +1,6 @@
 //! Any other path.
 
-use crate::app::set_title;
+use crate::routes::set_title;
 use leptos::prelude::*;
 
 #[component]

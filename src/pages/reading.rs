@@ -1,8 +1,9 @@
 //! `/reading`: books and papers for going further.
 
-use crate::app::set_title;
-use crate::components::prose::Prose;
-use crate::markdown::{render::to_html, sources};
+use crate::routes::set_title;
+use crate::ui::prose::Prose;
+use crate::content;
+use crate::markdown::render::to_html;
 use leptos::prelude::*;
 
 #[component]
@@ -10,7 +11,7 @@ pub fn Reading() -> impl IntoView {
     set_title("Reading");
     view! {
         <article class="reading">
-            <Prose html=to_html(sources::READING, "reading")/>
+            <Prose html=to_html(content::READING, "reading")/>
         </article>
     }
 }

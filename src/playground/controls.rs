@@ -5,8 +5,8 @@
 
 use super::link::{order_text, MAX_TOKENS, REPEAT_LAST_N};
 use super::presets::Preset;
-use crate::components::field::{Slider, WholeNumber};
-use crate::components::settings_query::{MIN_P, REPEAT_PENALTY, TEMPERATURE, TOP_K, TOP_P};
+use crate::ui::field::{Slider, WholeNumber};
+use crate::ui::settings_query::{MIN_P, REPEAT_PENALTY, TEMPERATURE, TOP_K, TOP_P};
 use crate::protocol::MAX_STOP_SEQUENCES;
 use engine::sampler::CUT_ORDERS;
 use engine::{SamplerSettings, Stage};

@@ -3,7 +3,7 @@
 //! `system` (absent: the model's default; empty: none) and `stop` (once per sequence).
 //! Bad values are clamped or replaced with a notice each, as in Lesson 1.
 
-use crate::components::settings_query::{
+use crate::ui::settings_query::{
     clamp, from_query, percent_encode, to_query, Bound, MAX_PROMPT_CHARS,
 };
 use crate::protocol::MAX_STOP_SEQUENCES;

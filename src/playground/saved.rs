@@ -5,7 +5,7 @@
 
 use super::conversation::{Answer, Conversation, Exchange};
 use super::link::{Setup, MAX_TOKENS};
-use crate::components::settings_query::{
+use crate::ui::settings_query::{
     Bound, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P,
 };
 use crate::protocol::check_stop_sequences;

@@ -5,8 +5,8 @@
 
 use super::chat::Chat;
 use super::conversation::Token;
-use crate::components::lesson1::format::prob;
-use crate::components::lesson1::token_text::visible;
+use crate::ui::format::prob;
+use crate::ui::token_text::visible;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 

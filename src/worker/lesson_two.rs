@@ -5,7 +5,7 @@
 use super::generate::{self, decode, prefill, Decoded};
 use super::state::{self, performance_now};
 use super::{post::post, prompt, yield_now::yield_now};
-use crate::markdown::sources::STAGES;
+use crate::content::STAGES;
 use crate::protocol::{CacheMode, CycleReport, Response, StagePrompt, TokenCost};
 use engine::speculative::{Cycle, Draft, MAX_DRAFT};
 use engine::{chat_tokens, Model, SamplerSettings, Session, Step, StopReason, SystemPrompt};

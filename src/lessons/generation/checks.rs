@@ -1,0 +1,138 @@
+//! Whether each exercise is solved by the live state: the settings on screen and the
+//! distribution they give on the model's current logits. Each verdict says why.
+
+use crate::ui::format::{count, prob};
+use super::snapshot::Snapshot;
+use engine::sampler::{SamplerSettings, Stage};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub pass: bool,
+    pub why: String,
+}
+
+/// How many repeated draws show that a seed reproduces its output.
+pub const REPEATS_NEEDED: usize = 3;
+
+/// The check for exercise `id`, or `None` for an exercise this page does not know.
+pub fn check(id: &str, s: &SamplerSettings, snap: &Snapshot, repeats: usize) -> Option<Verdict> {
+    let verdict = match id {
+        "ex-varied-but-plausible" => varied(s, snap),
+        "ex-deterministic" => deterministic(s, repeats),
+        "ex-top-k-three" => top_k_three(s, snap),
+        "ex-top-p-ninety" => top_p_ninety(s, snap),
+        _ => return None,
+    };
+    Some(match verdict {
+        Ok(why) => Verdict { pass: true, why },
+        Err(why) => Verdict { pass: false, why },
+    })
+}
+
+fn cut_by(snap: &Snapshot, stage: Stage) -> usize {
+    let at = snap.left.iter().position(|l| l.0 == stage).unwrap_or(0);
+    let before = if at == 0 {
+        snap.vocab
+    } else {
+        snap.left[at - 1].1
+    };
+    before - snap.left[at].1
+}
+
+fn varied(s: &SamplerSettings, snap: &Snapshot) -> Result<String, String> {
+    if s.temperature < 1.0 {
+        return Err(format!(
+            "T = {:.2} makes the choice narrower than the model's own distribution: raise the temperature to 1 or more for variety.",
+            s.temperature
+        ));
+    }
+    let (k, p) = (cut_by(snap, Stage::TopK), cut_by(snap, Stage::TopP));
+    if k + p == 0 {
+        return Err("Nothing limits the tail to plausible tokens yet: set top-p below 1 or top-k above 0 so that it cuts candidates.".into());
+    }
+    if snap.eligible < 2 {
+        return Err("Only one candidate is left: that is not varied. Loosen the cut.".into());
+    }
+    Ok(format!(
+        "T = {:.2} spreads the probabilities, and the cuts remove {} unlikely candidates: {} stay eligible.",
+        s.temperature,
+        count(k + p + cut_by(snap, Stage::MinP)),
+        count(snap.eligible)
+    ))
+}
+
+fn deterministic(s: &SamplerSettings, repeats: usize) -> Result<String, String> {
+    if s.temperature == 0.0 {
+        return Ok("T = 0 is greedy: every Step takes the most likely token, so the output is always the same.".into());
+    }
+    if repeats >= REPEATS_NEEDED {
+        return Ok(format!("{repeats} tokens drawn again with the same context, settings and seed came out the same."));
+    }
+    Err(format!(
+        "T = {:.2} samples at random. Set T = 0, or Step a few tokens, Rewind and Step again with the same seed ({repeats} of {REPEATS_NEEDED} repeated draws so far).",
+        s.temperature
+    ))
+}
+
+fn top_k_three(s: &SamplerSettings, snap: &Snapshot) -> Result<String, String> {
+    if s.temperature == 0.0 {
+        return Err(
+            "T = 0 is greedy: it leaves one candidate, whatever top-k says. Raise the temperature."
+                .into(),
+        );
+    }
+    if s.top_p < 1.0 || s.min_p > 0.0 {
+        return Err(format!(
+            "Top-k only: turn top-p off (1, now {:.2}) and min-p off (0, now {:.2}).",
+            s.top_p, s.min_p
+        ));
+    }
+    if s.top_k != 3 || snap.eligible != 3 {
+        let k = if s.top_k == 0 {
+            "off".to_string()
+        } else {
+            s.top_k.to_string()
+        };
+        return Err(format!(
+            "Top-k is {k}, and {} candidates are eligible.",
+            count(snap.eligible)
+        ));
+    }
+    Ok("Top-k = 3 alone leaves exactly 3 candidates, renormalised to sum to 1.".into())
+}
+
+fn top_p_ninety(s: &SamplerSettings, snap: &Snapshot) -> Result<String, String> {
+    if s.temperature == 0.0 {
+        return Err("T = 0 is greedy: it leaves one candidate before top-p is asked. Raise the temperature.".into());
+    }
+    if s.top_k > 0 || s.min_p > 0.0 {
+        return Err(format!(
+            "Top-p only: turn top-k off (0, now {}) and min-p off (0, now {:.2}).",
+            s.top_k, s.min_p
+        ));
+    }
+    // The engine adds probabilities in f64; these are its f32 copies, summed again.
+    let mass = snap.eligible_mass;
+    if mass < 0.9 - 1e-6 {
+        return Err(format!(
+            "The {} eligible candidates cover {}: less than 0.9.",
+            count(snap.eligible),
+            prob(mass)
+        ));
+    }
+    let without_last = mass - snap.least_eligible_prob;
+    if without_last >= 0.9 {
+        return Err(format!(
+            "{} candidates cover {}, but fewer would do: without the least likely they still cover {}.",
+            count(snap.eligible),
+            prob(mass),
+            prob(without_last)
+        ));
+    }
+    Ok(format!(
+        "The {} eligible candidates cover {}; without the least likely they would cover {}, short of 0.9.",
+        count(snap.eligible),
+        prob(mass),
+        prob(without_last)
+    ))
+}

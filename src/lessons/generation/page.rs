@@ -1,0 +1,96 @@
+//! `/learn/generation`, Lesson 1: the lesson's text, its live tool where the text marks it
+//! (`<!-- interactive -->`), then its exercises, checked against the tool's state.
+
+use crate::routes::set_title;
+use crate::bridge::{Bridge, ModelStatus};
+use crate::ui::address_bar as url;
+use super::{
+    candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
+    formula::Formula, live::Live, mini::MiniLive, notices::Notices, readout::Readout,
+    sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip,
+};
+use crate::ui::prose::Prose;
+use crate::ui::settings_query::to_query;
+use crate::routes::Lesson;
+use crate::markdown::exercises;
+use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
+use engine::SamplerSettings;
+use leptos::prelude::*;
+
+/// The lesson's prompt when its link names none.
+const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";
+
+#[component]
+pub fn GenerationPage() -> impl IntoView {
+    let lesson = Lesson::Generation;
+    set_title(&lesson.title());
+    let (text, exercises) = exercises::split(lesson.markdown());
+    let html = to_html(&text, lesson.slug());
+    let (before, after) = match html.split_once(INTERACTIVE_MARKER) {
+        Some((before, after)) => (before.to_string(), after.to_string()),
+        None => (html, String::new()),
+    };
+
+    let bridge = expect_context::<Bridge>();
+    let live = Live::new(
+        bridge,
+        url::read(SamplerSettings::default(), DEFAULT_PROMPT),
+    );
+    provide_context(live);
+    let (settings, prompt) = (live.settings, live.prompt);
+    url::keep(Lesson::Generation.path(), move || {
+        to_query(&settings.get(), &prompt.get())
+    });
+    // Whenever the model is ready: at once, or after a restarted worker has reloaded it.
+    Effect::new(move |_| {
+        if matches!(bridge.status().get(), ModelStatus::Ready(_)) {
+            live.connect();
+        }
+    });
+    on_cleanup(move || {
+        live.auto.try_set(false);
+    });
+
+    view! {
+        <article class="lesson" data-testid="lesson-generation">
+            {live_views(&before)}
+            <section class="interactive lesson1" data-testid="interactive-generation" data-lesson="generation" aria-labelledby="tool-title">
+                <h2 id="tool-title">"Try it on the model"</h2>
+                <Notices/>
+                <Stepper/>
+                <TokenStrip/>
+                <Controls/>
+                <Readout/>
+                <Stages/>
+                <Candidates/>
+                <Sample/>
+                <Formula/>
+                <Compare/>
+            </section>
+            <Prose html=after/>
+            <Exercises list=exercises/>
+        </article>
+    }
+}
+
+/// Where the text says `<!-- live: NAME -->`: a small live view of that concept.
+const LIVE_MARKER: &str = "<!-- live: ";
+
+/// The lesson's text before its tool, with the small live views where it marks them.
+fn live_views(html: &str) -> impl IntoView {
+    let mut parts = html.split(LIVE_MARKER);
+    let first = parts.next().unwrap_or_default().to_string();
+    let rest = parts
+        .map(|part| {
+            let (name, text) = part.split_once(" -->").unwrap_or((part, ""));
+            view! {
+                <MiniLive concept=name.to_string()/>
+                <Prose html=text.to_string()/>
+            }
+        })
+        .collect_view();
+    view! {
+        <Prose html=first/>
+        {rest}
+    }
+}

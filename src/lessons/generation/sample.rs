@@ -1,0 +1,130 @@
+//! "Sample 1000×": the next token drawn many times from the final distribution, by the
+//! engine's own `Distribution::draw` with the seed's generator, and how well the counts fit
+//! the probabilities. The counts show on the candidates' bars (`Candidates`); this part
+//! holds the button and the goodness of fit.
+
+use crate::ui::format::{count, prob};
+use super::live::Live;
+use super::stats::{chi_square, total_variation, ChiSquare};
+use engine::sampler::{distribution, Rng, SamplerSettings};
+use leptos::prelude::*;
+use std::collections::HashMap;
+
+pub const DRAWS: u64 = 1000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleResult {
+    pub n: u64,
+    pub counts: HashMap<u32, u64>,
+    pub chi: Option<ChiSquare>,
+    pub tvd: f64,
+    /// Draws and expected probability of the eligible tokens not shown on the bars.
+    pub rest: (u64, f64),
+}
+
+/// `n` draws from the final distribution; `shown` tokens are the ones with bars.
+pub fn sample(
+    logits: &[f32],
+    settings: &SamplerSettings,
+    context: &[u32],
+    shown: &[u32],
+    n: u64,
+) -> SampleResult {
+    let dist = distribution(logits, settings, context);
+    let mut rng = Rng::new(settings.seed);
+    let mut counts = HashMap::new();
+    for _ in 0..n {
+        *counts.entry(dist.draw(rng.next_f64())).or_insert(0u64) += 1;
+    }
+    let cells: Vec<(u64, f64)> = dist
+        .candidates
+        .iter()
+        .filter(|c| c.eligible())
+        .map(|c| (counts.get(&c.id).copied().unwrap_or(0), c.final_prob as f64))
+        .collect();
+    let rest = dist
+        .candidates
+        .iter()
+        .filter(|c| c.eligible() && !shown.contains(&c.id))
+        .fold((0, 0.0), |(o, p), c| {
+            (
+                o + counts.get(&c.id).copied().unwrap_or(0),
+                p + c.final_prob as f64,
+            )
+        });
+    SampleResult {
+        n,
+        chi: chi_square(&cells, n),
+        tvd: total_variation(&cells, n),
+        counts,
+        rest,
+    }
+}
+
+#[component]
+pub fn Sample() -> impl IntoView {
+    let lesson = expect_context::<Live>();
+    // A sample belongs to one distribution: a new setting or a new context retires it.
+    Effect::new(move |_| {
+        lesson.settings.track();
+        lesson.run.track();
+        lesson.sample.set(None);
+    });
+    let draw = move |_| {
+        let settings = lesson.settings.get_untracked();
+        let shown: Vec<u32> = lesson.snapshot.with_untracked(|s| {
+            s.as_ref()
+                .map(|s| s.top.iter().map(|c| c.id).collect())
+                .unwrap_or_default()
+        });
+        let result = lesson.run.with_untracked(|r| {
+            r.as_ref()
+                .map(|r| sample(&r.logits, &settings, &r.context, &shown, DRAWS))
+        });
+        lesson.sample.set(result);
+    };
+    view! {
+        <section class="sample" aria-labelledby="sample-title">
+            <h3 id="sample-title">"Sample 1000×"</h3>
+            <p class="hint">
+                "Draws the next token 1000 times from the final distribution, with the seed's generator and the engine's own draw, and shows the counts on the bars above (the thin line inside each bar) against the probabilities."
+            </p>
+            <button type="button" data-testid="sample" disabled=move || lesson.run.with(|r| r.is_none()) on:click=draw>
+                "Sample 1000×"
+            </button>
+            {move || lesson.sample.with(|r| r.as_ref().map(summary))}
+        </section>
+    }
+}
+
+fn summary(r: &SampleResult) -> impl IntoView {
+    let fit = match r.chi {
+        Some(c) => format!(
+            "Chi-square = {:.2} with {} degrees of freedom ({} groups): p = {}. ",
+            c.statistic,
+            c.dof,
+            c.categories,
+            prob(c.p_value)
+        ),
+        None => {
+            "Only one token can be drawn, so every draw is that token: there is nothing to test. "
+                .into()
+        }
+    };
+    view! {
+        <div class="sample-result" data-testid="sample-result" data-draws=r.n data-p-value=r.chi.map(|c| c.p_value)>
+            <p>
+                {format!("{} draws gave {} different tokens; {} went to eligible tokens without a bar (expected {}). ",
+                    count(r.n as usize), r.counts.len(), r.rest.0, prob(r.rest.1 * r.n as f64))}
+                <strong>{fit}</strong>
+                {format!("Total variation distance: {:.3}.", r.tvd)}
+            </p>
+            <p class="hint">
+                "Chi-square adds up (observed − expected)² / expected over every token expected at least 5 times; the rarer ones are pooled into one group. "
+                "The p-value is the chance that a sampler drawing exactly these probabilities shows a chi-square this large or larger: "
+                "expect values spread evenly between 0 and 1, and about 1 sample in 100 below 0.01. "
+                "Total variation distance is half the summed gap between observed frequencies and probabilities: the most that the probability of any set of tokens is off by."
+            </p>
+        </div>
+    }
+}

@@ -1,0 +1,26 @@
+//! Lesson 3's interactive part: the experiment runner, its results and the exercises.
+
+mod accuracy_chart;
+mod category_table;
+mod chart;
+mod checks;
+mod exercises;
+pub mod export;
+mod form;
+mod items;
+mod lab;
+mod length_chart;
+mod names;
+pub mod page;
+mod paired;
+mod results;
+mod results_table;
+mod run;
+mod runner;
+mod scaling_chart;
+mod settings;
+
+pub use exercises::Exercises;
+pub use lab::Lab;
+pub use results::Results;
+pub use runner::Runner;

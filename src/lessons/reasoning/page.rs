@@ -1,0 +1,31 @@
+//! `/learn/reasoning`: Lesson 3. Its text, the experiment runner where the text marks it
+//! (`<!-- interactive -->`), then "Try it" with a check beside each exercise.
+
+use crate::routes::set_title;
+use super::{Exercises, Lab, Results, Runner};
+use crate::ui::prose::Prose;
+use crate::routes::Lesson;
+use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
+use leptos::prelude::*;
+
+#[component]
+pub fn Reasoning() -> impl IntoView {
+    let lesson = Lesson::Reasoning;
+    set_title(&lesson.title());
+    let (before, after) = lesson
+        .markdown()
+        .split_once(INTERACTIVE_MARKER)
+        .unwrap_or((lesson.markdown(), ""));
+    let lab = Lab::new();
+    view! {
+        <article class="lesson" data-testid="lesson-reasoning">
+            <Prose html=to_html(before, lesson.slug())/>
+            <section class="lab" data-testid="interactive-reasoning" aria-labelledby="l3-lab">
+                <h2 id="l3-lab">"Run an experiment"</h2>
+                <Runner lab=lab/>
+                <Results lab=lab/>
+            </section>
+            <Exercises markdown=after lab=lab/>
+        </article>
+    }
+}

@@ -1,0 +1,63 @@
+//! `/learn/stages`, Lesson 2: the lesson's text with its measuring panels where the text
+//! marks them (`<!-- lab: name -->`), and its exercises, each checked against what the
+//! panels measured.
+
+use crate::routes::set_title;
+use super::{
+    cache_panel::CachePanel, capacity_panel::CapacityPanel, exercises::ExerciseCard,
+    inside_panel::InsidePanel, lab::Lab, memory_panel::MemoryPanel, pass_cost::PassCostPanel,
+    prefill_panel::PrefillPanel, reuse_panel::ReusePanel, spec_panel::SpecPanel,
+    sweep_panel::SweepPanel,
+};
+use crate::ui::prose::Prose;
+use crate::routes::Lesson;
+use crate::markdown::{exercises, render::to_html};
+use leptos::prelude::*;
+
+const LAB_MARKER: &str = "<!-- lab: ";
+
+#[component]
+pub fn StagesPage() -> impl IntoView {
+    let lesson = Lesson::Stages;
+    set_title(&lesson.title());
+    let lab = Lab::new();
+    let (prose, exercises) = exercises::split(lesson.markdown());
+    let html = to_html(&prose, lesson.slug());
+    let mut parts = html.split(LAB_MARKER);
+    let first = parts.next().unwrap_or_default().to_string();
+    let labs = parts
+        .map(|part| {
+            let (name, rest) = part.split_once(" -->").unwrap_or((part, ""));
+            view! {
+                {panel(name, lab)}
+                <Prose html=rest.to_string()/>
+            }
+        })
+        .collect_view();
+    view! {
+        <article class="lesson" data-testid="lesson-stages">
+            <div data-testid="interactive-stages" data-lesson="stages">
+                <Prose html=first/>
+                {labs}
+                {exercises.into_iter().map(|exercise| view! { <ExerciseCard exercise=exercise lab=lab/> }).collect_view()}
+            </div>
+        </article>
+    }
+}
+
+fn panel(name: &str, lab: Lab) -> AnyView {
+    match name {
+        "prefill-decode" => view! { <PrefillPanel lab=lab/> <SweepPanel lab=lab/> }.into_any(),
+        "cache" => view! { <CachePanel lab=lab/> }.into_any(),
+        "memory" => view! { <MemoryPanel lab=lab/> }.into_any(),
+        "reuse" => view! { <ReusePanel lab=lab/> }.into_any(),
+        "speculative" => view! { <SpecPanel lab=lab/> }.into_any(),
+        "inside" => view! { <InsidePanel lab=lab/> }.into_any(),
+        "pass-cost" => view! { <PassCostPanel lab=lab/> }.into_any(),
+        "capacity" => view! { <CapacityPanel lab=lab/> }.into_any(),
+        other => {
+            web_sys::console::warn_1(&format!("stages.md names an unknown lab: {other}").into());
+            ().into_any()
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! What two or more features share: fields, the header and the model status, numbers and
+//! token texts as the pages print them, prose, settings in the URL.
+
+pub mod address_bar;
+pub mod digits;
+pub mod field;
+pub mod format;
+pub mod header;
+pub mod model_status;
+pub mod prose;
+pub mod settings_query;
+pub mod token_text;
