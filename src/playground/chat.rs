@@ -165,7 +165,7 @@ impl Chat {
     pub fn regenerate(&self, j: usize) {
         if !self.running_now() {
             self.settings.update(|s| {
-                s.seed = if s.seed >= super::controls::MAX_SEED {
+                s.seed = if s.seed >= crate::ui::settings_query::MAX_SEED {
                     0
                 } else {
                     s.seed + 1

@@ -6,14 +6,11 @@
 use super::link::{order_text, MAX_TOKENS, REPEAT_LAST_N};
 use super::presets::Preset;
 use crate::ui::field::{Slider, WholeNumber};
-use crate::ui::settings_query::{MIN_P, REPEAT_PENALTY, TEMPERATURE, TOP_K, TOP_P};
+use crate::ui::settings_query::{MAX_SEED, MIN_P, REPEAT_PENALTY, TEMPERATURE, TOP_K, TOP_P};
 use crate::protocol::MAX_STOP_SEQUENCES;
 use engine::sampler::CUT_ORDERS;
 use engine::{SamplerSettings, Stage};
 use leptos::prelude::*;
-
-/// Seeds stay below 2³² so that JavaScript numbers (the inputs, the tests) hold them exactly.
-pub const MAX_SEED: u64 = u32::MAX as u64;
 
 /// Stop sequences as the box shows them: one a line, a line break written `\n`.
 pub fn stop_text(stop: &[String]) -> String {

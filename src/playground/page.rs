@@ -12,7 +12,7 @@ use super::transcript::Transcript;
 use crate::routes::set_title;
 use crate::bridge::Bridge;
 use crate::ui::address_bar;
-use crate::lessons::reasoning::export::download;
+use crate::ui::download::download;
 use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use leptos::prelude::*;
 use wasm_bindgen_futures::JsFuture;

@@ -3,9 +3,11 @@
 
 pub mod address_bar;
 pub mod digits;
+pub mod download;
 pub mod field;
 pub mod format;
 pub mod header;
+pub mod lab;
 pub mod model_status;
 pub mod prose;
 pub mod settings_query;

@@ -4,8 +4,10 @@
 //! bad value in a link is clamped or replaced, and each change is reported as a notice
 //! rather than silently applied. A page's own further keys come back in `FromUrl::rest`.
 
-use crate::playground::controls::MAX_SEED;
 use engine::SamplerSettings;
+
+/// Seeds stay below 2³² so that JavaScript numbers (the inputs, the tests) hold them exactly.
+pub const MAX_SEED: u64 = u32::MAX as u64;
 
 /// Longer prompts are cut: the pages are about the next tokens, not about long contexts.
 pub const MAX_PROMPT_CHARS: usize = 2000;

@@ -6,7 +6,7 @@
 use js_sys::{Reflect, Uint8Array};
 use sha2::{Digest, Sha256};
 use std::io::{self, Read, Seek, SeekFrom};
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 /// Bytes copied from JavaScript at a time for small reads. The GGUF header is about 100k
@@ -158,10 +158,10 @@ pub async fn sha256_hex(data: &Uint8Array) -> Result<String, String> {
         Some(subtle) => {
             let promise = subtle
                 .digest_with_str_and_buffer_source("SHA-256", data)
-                .map_err(super::load_model::js_error)?;
+                .map_err(js_error)?;
             let digest = JsFuture::from(promise)
                 .await
-                .map_err(super::load_model::js_error)?;
+                .map_err(js_error)?;
             Uint8Array::new(&digest).to_vec()
         }
         None => sha256_in_wasm(data).to_vec(),
@@ -193,4 +193,14 @@ fn subtle() -> Option<web_sys::SubtleCrypto> {
 
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A JavaScript error as one line of text: its message, or its debug form.
+pub(super) fn js_error(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| format!("{e:?}"))
 }

@@ -4,7 +4,7 @@
 //! deleted and fetched again. The file stays in JavaScript memory (see `js_file`): the
 //! engine reads it one tensor at a time, so wasm memory holds only the weights.
 
-use super::js_file::{sha256_hex, JsBytes, JsReader};
+use super::js_file::{js_error, sha256_hex, JsBytes, JsReader};
 use super::{post::post, state};
 use crate::protocol::{ModelInfo, Response};
 use engine::{EngineError, Model};
@@ -90,15 +90,6 @@ fn now() -> f64 {
 /// A size as the worker's messages give it: "20.0 MB".
 pub(super) fn megabytes(bytes: u64) -> String {
     format!("{:.1} MB", bytes as f64 / 1e6)
-}
-
-pub(super) fn js_error(e: JsValue) -> String {
-    e.as_string()
-        .or_else(|| {
-            e.dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-        })
-        .unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// The Cache API exists only in secure contexts (https, localhost); elsewhere the model

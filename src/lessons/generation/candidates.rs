@@ -4,7 +4,7 @@
 
 use crate::ui::format::prob;
 use super::live::Live;
-use super::sample::SampleResult;
+use super::draws::SampleResult;
 use crate::ui::token_text::visible;
 use engine::sampler::Candidate;
 use leptos::prelude::*;

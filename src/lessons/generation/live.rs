@@ -4,7 +4,7 @@
 //! Requests go one at a time: each waits for the previous answer, because a request that
 //! takes the worker's session stops whichever request held it.
 
-use super::{sample::SampleResult, snapshot::Snapshot};
+use super::{draws::SampleResult, snapshot::Snapshot};
 use crate::bridge::Bridge;
 use crate::ui::settings_query::FromUrl;
 use crate::protocol::{Request, Response};

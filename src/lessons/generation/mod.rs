@@ -6,6 +6,7 @@ pub mod candidates;
 pub mod checks;
 pub mod compare;
 pub mod controls;
+pub mod draws;
 pub mod exercises;
 pub mod formula;
 pub mod live;

@@ -1,0 +1,30 @@
+//! Saving a text as a file on the learner's device (Lesson 3's results, the playground's
+//! conversation).
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Offers `text` as a download named `name`.
+pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
+    let err = |e: wasm_bindgen::JsValue| format!("{e:?}");
+    let parts = js_sys::Array::of1(&text.into());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(err)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(err)?;
+    let link: web_sys::HtmlAnchorElement = document()
+        .create_element("a")
+        .map_err(err)?
+        .unchecked_into();
+    link.set_href(&url);
+    link.set_download(name);
+    link.click();
+    // The download reads the Blob after this click's task; the URL goes once it has.
+    set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(10),
+    );
+    Ok(())
+}
