@@ -26,11 +26,12 @@ CRATES = {
 # A module path's first segments pick its layer (the longest prefix listed wins).
 LAYERS = {
     "site": [
-        ["app", "main", "bin"],
+        ["app", "main", "bin", "engine_in_browser"],
         ["pages", "lessons", "playground"],
-        ["ui", "markdown", "content"],
-        ["routes", "bridge", "threads", "worker"],
-        ["protocol"],
+        ["ui"],
+        ["routes", "bridge", "threads"],
+        ["markdown", "worker"],
+        ["content", "protocol"],
         ["lib"],
     ],
     "engine": [

@@ -3,8 +3,8 @@
 
 use super::run::{Run, RunState};
 use super::settings::Settings;
-use crate::bridge::Bridge;
 use crate::protocol::{Request, Response};
+use crate::ui::lab::LabEngine;
 use leptos::prelude::*;
 
 /// The worker's last progress report.
@@ -27,41 +27,31 @@ pub struct Lab {
     pub history: RwSignal<Vec<Run>>,
     /// Why the last Run did not start, if it did not.
     pub problem: RwSignal<Option<String>>,
-    /// The running request's id, 0 while none runs.
-    running: RwSignal<u32>,
-    bridge: Bridge,
+    /// The engine, one experiment at a time; leaving the page cancels the running one.
+    pub engine: LabEngine,
 }
 
 // No `Default`: a lab needs the app's context (the bridge), which only a component has.
 #[allow(clippy::new_without_default)]
 impl Lab {
     pub fn new() -> Self {
-        let bridge = expect_context::<Bridge>();
-        let lab = Lab {
+        Lab {
             settings: Settings::new(),
             run: RwSignal::new(None),
             progress: RwSignal::new(Progress::default()),
             history: RwSignal::new(Vec::new()),
             problem: RwSignal::new(None),
-            running: RwSignal::new(0),
-            bridge,
-        };
-        // Leaving the page stops the run rather than leaving the engine busy.
-        on_cleanup(move || {
-            if let Some(id) = lab.running.try_get_untracked().filter(|&id| id != 0) {
-                bridge.cancel(id);
-            }
-        });
-        lab
+            engine: LabEngine::new(),
+        }
     }
 
     pub fn is_running(&self) -> bool {
-        self.running.get() != 0
+        self.engine.busy()
     }
 
     pub fn start(self) {
         // A second press before Run is disabled (effects run a tick later) is ignored.
-        if self.running.get_untracked() != 0 {
+        if self.engine.busy_untracked() {
             return;
         }
         let experiment = match self.settings.experiment() {
@@ -82,8 +72,8 @@ impl Lab {
         self.run.set(Some(run));
         let lab = self;
         // The page may be left mid-run: the signals may be gone when a response arrives.
-        let id =
-            self.bridge.send(
+        self.engine.send(
+                "experiment",
                 Request::RunExperiment { experiment },
                 move |response| match response {
                     Response::ExperimentProgress {
@@ -114,24 +104,13 @@ impl Lab {
                     ))),
                 },
             );
-        // If the request could not even be sent, its handler has already ended the run.
-        if self
-            .run
-            .with_untracked(|r| r.as_ref().is_some_and(|r| r.state == RunState::Running))
-        {
-            self.running.set(id);
-        }
     }
 
     pub fn cancel(&self) {
-        let id = self.running.get_untracked();
-        if id != 0 {
-            self.bridge.cancel(id);
-        }
+        self.engine.stop();
     }
 
     fn end(&self, state: RunState) {
-        self.running.try_set(0);
         let finished = state == RunState::Finished;
         self.run
             .try_update(|run| run.as_mut().map(|r| r.state = state));

@@ -4,13 +4,11 @@ use super::form::ExperimentForm;
 use super::lab::Lab;
 use super::names;
 use super::run::RunState;
-use crate::bridge::{Bridge, ModelStatus};
 use leptos::prelude::*;
 
 #[component]
 pub fn Runner(lab: Lab) -> impl IntoView {
-    let bridge = expect_context::<Bridge>();
-    let ready = move || matches!(bridge.status().get(), ModelStatus::Ready(_));
+    let ready = move || lab.engine.ready();
     // novalidate: the page's own messages say what is wrong, rather than the browser's bubble.
     view! {
         <form

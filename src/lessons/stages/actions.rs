@@ -17,10 +17,10 @@ pub fn Actions(
     let enabled = move || enabled.is_none_or(|e| e.get());
     view! {
         <div class="actions">
-            <button type="button" class="run" data-testid=format!("{panel}-run") disabled=move || !lab.can_run() || !enabled() on:click=move |_| on_run()>
+            <button type="button" class="run" data-testid=format!("{panel}-run") disabled=move || !lab.engine.can_run() || !enabled() on:click=move |_| on_run()>
                 {label}
             </button>
-            <button type="button" data-testid=format!("{panel}-stop") disabled=move || !lab.running_in(panel) on:click=move |_| lab.stop()>
+            <button type="button" data-testid=format!("{panel}-stop") disabled=move || !lab.engine.running_in(panel) on:click=move |_| lab.engine.stop()>
                 "Stop"
             </button>
         </div>

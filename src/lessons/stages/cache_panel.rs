@@ -29,7 +29,7 @@ pub fn CachePanel(lab: Lab) -> impl IntoView {
         };
         let prompt = stage_prompt(text.get_untracked(), chat.get_untracked());
         measure(
-            lab,
+            lab.engine,
             PANEL,
             prompt,
             cache,

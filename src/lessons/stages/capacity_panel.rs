@@ -14,7 +14,7 @@ pub fn CapacityPanel(lab: Lab) -> impl IntoView {
     let length = RwSignal::new(2048u64);
     let per_position = move || lab.shape.get().map(|s| s.kv_bytes_per_position);
     let answer = move || {
-        let weights = lab.weight_bytes()? as f64;
+        let weights = lab.engine.weight_bytes()? as f64;
         let per = measured.get()?;
         let memory = memory_gb.get() as f64 * 1e9;
         let conversation = per * length.get() as f64;

@@ -34,7 +34,7 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
             Some(text.get_untracked())
         };
         inspect(
-            lab,
+            lab.engine,
             "inside",
             raw,
             CacheMode::Cold,
@@ -50,7 +50,7 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
         let next = inspection
             .with_untracked(|i| i.next_turn(layer.get_untracked(), &follow_up.get_untracked()));
         inspect(
-            lab,
+            lab.engine,
             "inside-turn2",
             None,
             CacheMode::Reuse,
@@ -64,7 +64,7 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
         if let Ok(l) = event_target_value(&ev).parse::<usize>() {
             layer.set(l.saturating_sub(1));
             // A layer's rows come from the passes themselves: the first turn runs again.
-            if inspection.with_untracked(|i| !i.run.prompt.is_empty()) && lab.can_run() {
+            if inspection.with_untracked(|i| !i.run.prompt.is_empty()) && lab.engine.can_run() {
                 first_turn();
             }
         }

@@ -2,9 +2,9 @@
 //! layer's attention rows for every head, the logit lens, and which turn wrote each cached
 //! position. Filled from the worker's `StageInspect` responses.
 
-use super::lab::Lab;
 use super::run::Run;
 use crate::protocol::{CacheMode, Request, Response, StagePrompt};
+use crate::ui::lab::LabEngine;
 use engine::probe::{AttentionCapture, LensLayer};
 use engine::{Message, SamplerSettings};
 use leptos::prelude::*;
@@ -109,7 +109,7 @@ impl Inspection {
 /// Generates greedily from `inspection`'s messages (or `raw` text), looking at layer
 /// `inspection.attention.layer`.
 pub fn inspect(
-    lab: Lab,
+    engine: LabEngine,
     panel: &'static str,
     raw: Option<String>,
     cache: CacheMode,
@@ -117,7 +117,7 @@ pub fn inspect(
     inspection: Inspection,
     into: RwSignal<Inspection>,
 ) {
-    if lab.busy_untracked() {
+    if engine.busy_untracked() {
         return;
     }
     let layer = inspection.attention.layer;
@@ -133,7 +133,7 @@ pub fn inspect(
         settings: SamplerSettings::greedy(),
         max_tokens,
     };
-    lab.send(panel, request, move |response| {
+    engine.send(panel, request, move |response| {
         into.try_update(|i| i.apply(response));
     });
 }

@@ -41,7 +41,7 @@ pub fn MemoryPanel(lab: Lab) -> impl IntoView {
                     </output>
                 </div>
             </div>
-            {move || lab.shape.get().map(|shape| formula(&shape, run.with(|r| r.kv_bytes()).unwrap_or(0), lab.weight_bytes()))}
+            {move || lab.shape.get().map(|shape| formula(&shape, run.with(|r| r.kv_bytes()).unwrap_or(0), lab.engine.weight_bytes()))}
             <LineChart testid="kv-chart" caption="KV cache size after each token." x_label="positions cached" y_label="MB" series=series/>
         </section>
     }

@@ -25,7 +25,7 @@ struct Passes {
 pub fn PassCostPanel(lab: Lab) -> impl IntoView {
     let passes = RwSignal::new(Passes::default());
     let run = move || {
-        if lab.busy_untracked() {
+        if lab.engine.busy_untracked() {
             return;
         }
         passes.set(Passes::default());
@@ -33,7 +33,7 @@ pub fn PassCostPanel(lab: Lab) -> impl IntoView {
             sizes: SIZES.to_vec(),
             rounds: ROUNDS,
         };
-        lab.send("pass-cost", request, move |response| {
+        lab.engine.send("pass-cost", request, move |response| {
             passes.try_update(|p| match response {
                 Response::StagePass {
                     tokens,

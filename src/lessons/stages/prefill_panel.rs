@@ -28,7 +28,7 @@ pub fn PrefillPanel(lab: Lab) -> impl IntoView {
     let start = move || {
         let prompt = stage_prompt(text.get_untracked(), chat.get_untracked());
         measure(
-            lab,
+            lab.engine,
             PANEL,
             prompt,
             CacheMode::Cold,

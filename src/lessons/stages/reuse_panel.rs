@@ -29,7 +29,7 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
         cold.set(Run::default());
         let prompt = StagePrompt::Chat(vec![Message::user(&first_text.get_untracked())]);
         measure(
-            lab,
+            lab.engine,
             "turn1",
             prompt,
             CacheMode::Cold,
@@ -48,7 +48,7 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
         let again = StagePrompt::Chat(messages.clone());
         // Then the same prompt from an empty cache: only its first token is needed.
         measure(
-            lab,
+            lab.engine,
             "turn2",
             StagePrompt::Chat(messages),
             CacheMode::Reuse,
@@ -57,7 +57,7 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
             move |run| {
                 if run.complete() {
                     measure(
-                        lab,
+                        lab.engine,
                         "turn2",
                         again.clone(),
                         CacheMode::Cold,

@@ -1,8 +1,8 @@
 //! A measured generation as the page keeps it: the prompt's tokens, what each generated
 //! token cost, and the text. Every figure the panels show is derived here, from those costs.
 
-use super::lab::Lab;
 use crate::protocol::{CacheMode, Request, Response, StagePrompt, TokenCost};
+use crate::ui::lab::LabEngine;
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
 
@@ -82,7 +82,7 @@ impl Run {
 /// Generates greedily from `prompt` for `panel`, filling `run` as the costs stream in;
 /// `then` sees the finished run.
 pub fn measure(
-    lab: Lab,
+    engine: LabEngine,
     panel: &'static str,
     prompt: StagePrompt,
     cache: CacheMode,
@@ -91,7 +91,7 @@ pub fn measure(
     mut then: impl FnMut(&Run) + 'static,
 ) {
     // A second press before Run is disabled (effects run a tick later) is ignored.
-    if lab.busy_untracked() {
+    if engine.busy_untracked() {
         return;
     }
     run.set(Run::default());
@@ -102,7 +102,7 @@ pub fn measure(
         settings: SamplerSettings::greedy(),
         max_tokens,
     };
-    lab.send(panel, request, move |response| {
+    engine.send(panel, request, move |response| {
         let last = response.is_final();
         run.try_update(|r| r.apply(response));
         if last {

@@ -43,7 +43,7 @@ pub fn SpecPanel(lab: Lab) -> impl IntoView {
         let settings = SamplerSettings::plain(temperature.get_untracked(), 0);
         let d = untrack(draft);
         compare(
-            lab,
+            lab.engine,
             prompt.get_untracked(),
             settings,
             d,

@@ -2,8 +2,8 @@
 //! figures derived from them. Both runs are timed by the worker the same way, per cycle
 //! (a plain cycle is one step), and only the tokens after the first count as decoding.
 
-use super::lab::Lab;
 use crate::protocol::{CycleReport, Request, Response, StagePrompt, TokenCost};
+use crate::ui::lab::LabEngine;
 use engine::speculative::Draft;
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
@@ -132,7 +132,7 @@ impl Comparison {
 /// Runs plain decoding, then (with a draft) speculative decoding, of the same prompt and
 /// settings, filling `comparison` as the cycles stream in.
 pub fn compare(
-    lab: Lab,
+    engine: LabEngine,
     prompt: String,
     settings: SamplerSettings,
     draft: Option<Draft>,
@@ -141,7 +141,7 @@ pub fn compare(
     comparison: RwSignal<Comparison>,
 ) {
     // A second press before Run is disabled (effects run a tick later) is ignored.
-    if lab.busy_untracked() {
+    if engine.busy_untracked() {
         return;
     }
     let temperature = settings.temperature;
@@ -159,14 +159,14 @@ pub fn compare(
         max_tokens,
     };
     let second = request(draft);
-    lab.send(PANEL, request(None), move |response| {
+    engine.send(PANEL, request(None), move |response| {
         let last = response.is_final();
         comparison.try_update(|c| c.plain.apply(response));
         let plain_done = comparison
             .try_with_untracked(|c| c.plain.complete())
             .unwrap_or(false);
         if last && plain_done && draft.is_some() {
-            lab.send(PANEL, second.clone(), move |response| {
+            engine.send(PANEL, second.clone(), move |response| {
                 comparison.try_update(|c| c.spec.apply(response));
             });
         }

@@ -66,7 +66,7 @@ fn sweep_from(lab: Lab, i: usize, current: RwSignal<Run>, points: RwSignal<Vec<P
         return;
     };
     measure(
-        lab,
+        lab.engine,
         PANEL,
         StagePrompt::Filler(tokens),
         CacheMode::Cold,

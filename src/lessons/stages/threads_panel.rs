@@ -97,7 +97,7 @@ fn measure_from(chain: Chain, n: usize) {
     chain.bridge.use_threads(n);
     let run = RwSignal::new(Run::default());
     let next = chain.clone();
-    measure(chain.lab, PANEL, chain.prompt.clone(), CacheMode::Cold, chain.max_tokens, run, move |r: &Run| {
+    measure(chain.lab.engine, PANEL, chain.prompt.clone(), CacheMode::Cold, chain.max_tokens, run, move |r: &Run| {
         match (r.prefill_tps(), r.decode_tps(), &r.error) {
             (Some(prefill), Some(decode), None) => {
                 next.rows.update(|rows| rows.push(Speeds { threads: n, prefill, decode }));
