@@ -2,8 +2,10 @@
 //! token texts as the pages print them, prose, settings in the URL.
 
 pub mod address_bar;
+pub mod chart;
 pub mod digits;
 pub mod download;
+pub mod exercise;
 pub mod field;
 pub mod format;
 pub mod header;

@@ -3,13 +3,8 @@
 
 use crate::ui::format::{count, prob};
 use super::snapshot::Snapshot;
+use crate::ui::exercise::Verdict;
 use engine::sampler::{SamplerSettings, Stage};
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    pub pass: bool,
-    pub why: String,
-}
 
 /// How many repeated draws show that a seed reproduces its output.
 pub const REPEATS_NEEDED: usize = 3;
@@ -23,10 +18,7 @@ pub fn check(id: &str, s: &SamplerSettings, snap: &Snapshot, repeats: usize) -> 
         "ex-top-p-ninety" => top_p_ninety(s, snap),
         _ => return None,
     };
-    Some(match verdict {
-        Ok(why) => Verdict { pass: true, why },
-        Err(why) => Verdict { pass: false, why },
-    })
+    Some(Verdict::from(verdict))
 }
 
 fn cut_by(snap: &Snapshot, stage: Stage) -> usize {

@@ -1,7 +1,8 @@
 //! "Try it": the lesson's exercises (from its Markdown), each checked live against the
 //! page's state, with its hint and model answer, and the learner's progress.
 
-use super::checks::{check, Verdict};
+use super::checks::check;
+use crate::ui::exercise::Verdict;
 use super::live::Live;
 use super::progress;
 use crate::markdown::exercises::Exercise;
@@ -74,8 +75,8 @@ fn exercise(lesson: Live, done: RwSignal<BTreeSet<String>>, e: Exercise) -> impl
             <p class="verdict" role="status" data-testid="verdict">
                 {move || match verdict.get() {
                     None => "Waiting for the model…".to_string(),
-                    Some(Verdict { pass: true, why }) => format!("✓ Solved now. {why}"),
-                    Some(Verdict { pass: false, why }) => format!("Not yet. {why}"),
+                    Some(Verdict { pass: true, message }) => format!("✓ Solved now. {message}"),
+                    Some(Verdict { pass: false, message }) => format!("Not yet. {message}"),
                 }}
                 {move || {
                     let now = verdict.with(|v| v.as_ref().is_some_and(|v| v.pass));

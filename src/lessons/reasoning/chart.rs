@@ -3,6 +3,7 @@
 //! (`series-<strategy>`), since the page's CSP allows no inline styles.
 
 use super::names;
+use crate::ui::chart::ticks::nice_step;
 use engine::reasoning::strategy::Strategy;
 use leptos::prelude::*;
 
@@ -18,12 +19,7 @@ pub const BOTTOM: f64 = 52.0;
 pub fn token_ticks(max: f64) -> (f64, Vec<f64>) {
     let max = max.max(1.0);
     // Token counts are whole, so ticks are too.
-    let magnitude = 10f64.powf((max / 4.0).log10().floor()).max(1.0);
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|s| s * 4.0 >= max)
-        .unwrap_or(10.0 * magnitude);
+    let step = nice_step(max / 4.0).max(1.0);
     let end = (max / step).ceil() * step;
     let ticks = (0..=(end / step).round() as usize)
         .map(|i| i as f64 * step)

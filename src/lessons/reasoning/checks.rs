@@ -5,27 +5,9 @@ use super::names;
 use super::paired::{compare, sentence};
 use super::run::{score_of, Run};
 use super::scaling_chart::{curves, first_k_above};
+use crate::ui::exercise::Verdict;
 use engine::reasoning::strategy::{ItemResult, Strategy, Summary};
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    pub pass: bool,
-    pub message: String,
-}
-
-fn pass(message: String) -> Verdict {
-    Verdict {
-        pass: true,
-        message,
-    }
-}
-
-fn fail(message: impl Into<String>) -> Verdict {
-    Verdict {
-        pass: false,
-        message: message.into(),
-    }
-}
 
 const NO_RUN: &str =
     "No experiment has finished yet. Choose the settings above and press Run experiment.";
@@ -39,7 +21,7 @@ fn paired_sentence(first: &str, a: &[ItemResult], second: &str, b: &[ItemResult]
 /// reasons, at two budgets.
 pub fn bigger_budget(history: &[Run]) -> Verdict {
     if history.is_empty() {
-        return fail(NO_RUN);
+        return Verdict::fail(NO_RUN);
     }
     let reasoning = |r: &Run| {
         r.strategies()
@@ -49,7 +31,7 @@ pub fn bigger_budget(history: &[Run]) -> Verdict {
             .collect::<Vec<_>>()
     };
     if history.iter().all(|r| reasoning(r).is_empty()) {
-        return fail("The budget limits reasoning, and direct answering has none: include chain of thought, self-consistency or hidden reasoning.");
+        return Verdict::fail("The budget limits reasoning, and direct answering has none: include chain of thought, self-consistency or hidden reasoning.");
     }
     // The newest pair first.
     for (i, b) in history.iter().enumerate().rev() {
@@ -80,7 +62,7 @@ pub fn bigger_budget(history: &[Run]) -> Verdict {
                 std::cmp::Ordering::Equal => "The larger budget answered no more tasks correctly",
                 std::cmp::Ordering::Less => "The larger budget answered fewer tasks correctly",
             };
-            return pass(format!(
+            return Verdict::pass(format!(
                 "Runs {} and {}, {} on the same {}: {}; {}. {effect}, for {}. {}",
                 small.number,
                 large.number,
@@ -101,14 +83,14 @@ pub fn bigger_budget(history: &[Run]) -> Verdict {
             ));
         }
     }
-    fail("Now run the same tasks (same category, number and seed) with the same reasoning strategy at a different budget, so that the budget is the only change.")
+    Verdict::fail("Now run the same tasks (same category, number and seed) with the same reasoning strategy at a different budget, so that the budget is the only change.")
 }
 
 /// "Self-consistency at N = 5": a finished run with direct answering and self-consistency
 /// at N = 5 and a temperature above 0, on the same tasks.
 pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
     if history.is_empty() {
-        return fail(NO_RUN);
+        return Verdict::fail(NO_RUN);
     }
     let both: Vec<&Run> = history
         .iter()
@@ -119,13 +101,13 @@ pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
         })
         .collect();
     let Some(&newest) = both.first() else {
-        return fail("Tick both Direct answer and Self-consistency in one experiment, so that they run on the same tasks.");
+        return Verdict::fail("Tick both Direct answer and Self-consistency in one experiment, so that they run on the same tasks.");
     };
     let Some(run) = both
         .iter()
         .find(|r| r.experiment.samples == 5 && r.experiment.temperature > 0.0)
     else {
-        return fail(if newest.experiment.samples != 5 {
+        return Verdict::fail(if newest.experiment.samples != 5 {
             format!(
                 "Your self-consistency ran with N = {}; set Samples N to 5.",
                 newest.experiment.samples
@@ -146,7 +128,7 @@ pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
             score_of(&sum).text()
         )
     };
-    pass(format!(
+    Verdict::pass(format!(
         "In run {}: {}. {}. {}",
         run.number,
         describe(Strategy::Direct),
@@ -164,10 +146,10 @@ pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
 /// and chain of thought on tasks of `category`, chain of thought got no more right.
 pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
     if history.is_empty() {
-        return fail(NO_RUN);
+        return Verdict::fail(NO_RUN);
     }
     if category.is_empty() {
-        return fail("Choose the category you found.");
+        return Verdict::fail("Choose the category you found.");
     }
     let both: Vec<&Run> = history
         .iter()
@@ -177,13 +159,13 @@ pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
         })
         .collect();
     if both.is_empty() {
-        return fail("Tick both Direct answer and Chain of thought in one experiment, so that they run on the same tasks.");
+        return Verdict::fail("Tick both Direct answer and Chain of thought in one experiment, so that they run on the same tasks.");
     }
     let Some(run) = both
         .iter()
         .find(|r| r.categories().iter().any(|c| c == category))
     else {
-        return fail(format!("None of your runs with both strategies had {category} tasks: choose {category} as the category and run again."));
+        return Verdict::fail(format!("None of your runs with both strategies had {category} tasks: choose {category} as the category and run again."));
     };
     let (d, c) = (
         run.score_in(Strategy::Direct, category),
@@ -201,9 +183,9 @@ pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
         c.correct, c.n, c.tokens, d.correct, d.n, d.tokens
     );
     if c.correct <= d.correct {
-        pass(format!("{numbers} Chain of thought did not help this model here: its extra tokens bought no extra correct answers."))
+        Verdict::pass(format!("{numbers} Chain of thought did not help this model here: its extra tokens bought no extra correct answers."))
     } else {
-        fail(format!(
+        Verdict::fail(format!(
             "{numbers} In this run chain of thought helped here. {} Try another category.",
             paired_sentence(
                 "direct answer",
@@ -220,14 +202,14 @@ pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
 /// thought's accuracy on the same tasks; `answer` is the learner's k, or "none".
 pub fn pass_at_k_beats_greedy(history: &[Run], answer: &str) -> Verdict {
     if history.is_empty() {
-        return fail(NO_RUN);
+        return Verdict::fail(NO_RUN);
     }
     let Some(run) = history
         .iter()
         .rev()
         .find(|r| r.strategies().contains(&Strategy::Cot) && curves(r).is_some())
     else {
-        return fail("Tick Chain of thought and Self-consistency (Samples N of 2 or more) in one experiment, so that the greedy trace and the samples answer the same tasks.");
+        return Verdict::fail("Tick Chain of thought and Self-consistency (Samples N of 2 or more) in one experiment, so that the greedy trace and the samples answer the same tasks.");
     };
     let (pass_at, _) = curves(run).unwrap_or_default();
     let greedy = run.summary(Strategy::Cot).accuracy;
@@ -238,7 +220,7 @@ pub fn pass_at_k_beats_greedy(history: &[Run], answer: &str) -> Verdict {
         k => match k.parse::<usize>() {
             Ok(k) if (1..=pass_at.len()).contains(&k) => Some(k),
             _ => {
-                return fail(format!(
+                return Verdict::fail(format!(
                     "Type a whole number k from 1 to {} (the run's N), or none.",
                     pass_at.len()
                 ))
@@ -257,8 +239,8 @@ pub fn pass_at_k_beats_greedy(history: &[Run], answer: &str) -> Verdict {
             .join(", ")
     );
     match (given == truth, truth) {
-        (true, Some(k)) => pass(format!("{facts} From k = {k} on, sampling finds a right answer more often than the greedy trace gives one; a vote cannot always pick it out.")),
-        (true, None) => pass(format!("{facts} No k reaches it: on these tasks the samples rarely hold a right answer the greedy trace lacks.")),
-        (false, _) => fail(format!("{facts} Read the scaling chart again: the answer is the first k whose pass@k is above the chain-of-thought line.")),
+        (true, Some(k)) => Verdict::pass(format!("{facts} From k = {k} on, sampling finds a right answer more often than the greedy trace gives one; a vote cannot always pick it out.")),
+        (true, None) => Verdict::pass(format!("{facts} No k reaches it: on these tasks the samples rarely hold a right answer the greedy trace lacks.")),
+        (false, _) => Verdict::fail(format!("{facts} Read the scaling chart again: the answer is the first k whose pass@k is above the chain-of-thought line.")),
     }
 }

@@ -1,7 +1,8 @@
 //! "Try it": the exercises from the lesson's Markdown, each with a Check that reads the
 //! runs finished in this visit (see `checks`).
 
-use super::checks::{self, Verdict};
+use super::checks;
+use crate::ui::exercise::Verdict;
 use super::lab::Lab;
 use super::run::Run;
 use crate::ui::prose::Prose;

@@ -2,7 +2,7 @@
 //! formula filled in with the loaded model's own numbers, and the weights for scale.
 
 use super::lab::{Lab, Shape};
-use super::line_chart::{LineChart, Series};
+use crate::ui::chart::line::{LineChart, Series};
 use super::number::{bytes, mb, percent};
 use leptos::prelude::*;
 

@@ -11,7 +11,6 @@ pub mod inside_run;
 pub mod kv_table;
 pub mod lab;
 pub mod lens_table;
-pub mod line_chart;
 pub mod memory_panel;
 pub mod number;
 pub mod page;

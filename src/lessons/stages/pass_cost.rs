@@ -4,7 +4,7 @@
 
 use super::actions::Actions;
 use super::lab::Lab;
-use super::line_chart::{LineChart, Series};
+use crate::ui::chart::line::{LineChart, Series};
 use super::number::{ms, ratio};
 use crate::protocol::{Request, Response};
 use leptos::prelude::*;

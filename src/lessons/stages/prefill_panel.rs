@@ -3,7 +3,7 @@
 
 use super::actions::Actions;
 use super::lab::Lab;
-use super::line_chart::{LineChart, Series};
+use crate::ui::chart::line::{LineChart, Series};
 use super::number::{ms, tps};
 use super::prompt_field::{stage_prompt, PromptField};
 use super::readout::Readout;

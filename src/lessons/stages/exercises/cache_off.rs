@@ -1,7 +1,7 @@
 //! Where a token without the cache costs twice as much as with it, from the KV panel's
 //! two latest runs.
 
-use super::check::{Check, Verdict};
+use super::check::{Check, Outcome};
 use crate::lessons::stages::cache_panel::{comparable, rows};
 use crate::lessons::stages::lab::Lab;
 use crate::lessons::stages::run::Run;
@@ -10,7 +10,7 @@ use leptos::prelude::*;
 #[component]
 pub fn CacheOff(lab: Lab) -> impl IntoView {
     let answer = RwSignal::new(String::new());
-    let check = move || -> Verdict {
+    let check = move || -> Outcome {
         let (on, off) = (lab.cache_on.get_untracked(), lab.cache_off.get_untracked());
         if !comparable(&on, &off) {
             return Err("Generate the same prompt in the KV panel twice, once with the cache and once without.".into());

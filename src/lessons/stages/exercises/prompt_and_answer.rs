@@ -1,6 +1,6 @@
 //! Which stage reads the prompt, which writes the answer, and what the KV cache keeps.
 
-use super::check::{Check, Verdict};
+use super::check::{Check, Outcome};
 use leptos::prelude::*;
 
 const STAGES: [(&str, &str); 3] = [
@@ -25,7 +25,7 @@ pub fn PromptAndAnswer() -> impl IntoView {
         RwSignal::new(String::new()),
         RwSignal::new(String::new()),
     );
-    let check = move || -> Verdict {
+    let check = move || -> Outcome {
         let right = prompt.get_untracked() == "prefill"
             && answer.get_untracked() == "decode"
             && kept.get_untracked() == "keys-values";

@@ -1,7 +1,7 @@
 //! Speculation faster, and slower with the reason, from the speculative panel's latest
 //! comparison.
 
-use super::check::{Check, Verdict};
+use super::check::{Check, Outcome};
 use crate::lessons::stages::lab::Lab;
 use crate::lessons::stages::number::{percent, ratio};
 use crate::lessons::stages::spec_run::Comparison;
@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 #[component]
 pub fn Faster(lab: Lab) -> impl IntoView {
-    let check = move || -> Verdict {
+    let check = move || -> Outcome {
         let c = lab.spec.get_untracked();
         match c.speedup() {
             None => Err("Run plain and speculative decoding in the panel above, with a draft, to the end.".into()),
@@ -49,7 +49,7 @@ fn holds(reason: &str, c: &Comparison) -> bool {
 #[component]
 pub fn Slower(lab: Lab) -> impl IntoView {
     let reason = RwSignal::new(String::new());
-    let check = move || -> Verdict {
+    let check = move || -> Outcome {
         let c = lab.spec.get_untracked();
         let s = match c.speedup() {
             None => return Err(

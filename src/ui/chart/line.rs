@@ -3,6 +3,7 @@
 //! the chart is also readable by a test. No styles inline: colours come from the series'
 //! class (the page's CSP allows style sheets only).
 
+use super::ticks::{label, ticks};
 use leptos::prelude::*;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -121,33 +122,6 @@ fn plot(series: &[Series], x_label: &'static str, y_label: &'static str) -> AnyV
         {lines}
     }
     .into_any()
-}
-
-/// Round tick values covering `min..=max`: steps of 1, 2 or 5 times a power of ten.
-fn ticks(min: f64, max: f64) -> Vec<f64> {
-    let raw = (max - min) / 5.0;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|&s| s >= raw)
-        .unwrap_or(raw);
-    let first = (min / step).floor();
-    let last = (max / step).ceil();
-    (0..=(last - first) as usize)
-        .map(|i| (first + i as f64) * step)
-        .collect()
-}
-
-/// A tick's text, with as many decimals as the step needs.
-fn label(v: f64, ticks: &[f64]) -> String {
-    let step = ticks.get(1).map_or(1.0, |t| t - ticks[0]);
-    let decimals = if step >= 1.0 {
-        0
-    } else {
-        (-step.log10()).ceil() as usize
-    };
-    format!("{v:.decimals$}")
 }
 
 fn precise(v: f64) -> String {
