@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Everything CI checks, in an order that builds native code once and wasm once:
-# native engine and CLI tests, the site build (and its sub-path twin), the engine in a
+# Everything CI checks, in an order that builds native code once and wasm once: the
+# layout's rules, native engine and CLI tests, the site build (and its sub-path twin), the engine in a
 # browser, end-to-end tests (Chromium, plus the smoke suite in Firefox ESR and WebKitGTK).
 # Prints a summary; exits non-zero if anything failed.
 set -uo pipefail
@@ -28,6 +28,8 @@ run() {
   return "$status"
 }
 
+# The house rules (docs/ARCHITECTURE.md): no import circles, imports one way. Seconds.
+run "layout: no import circles, imports one way" python3 scripts/check-layout.py
 run "native tests: engine and CLI" cargo test --release --workspace --exclude inference-playground
 site_built=0
 run "site build: trunk build --release" trunk build --release || site_built=$?
