@@ -9,7 +9,7 @@ use super::{post::post, state};
 use crate::protocol::{ModelInfo, Response};
 use engine::{EngineError, Model};
 use js_sys::{Reflect, Uint8Array};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Cache, ReadableStreamDefaultReader, WorkerGlobalScope};
 
