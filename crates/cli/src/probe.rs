@@ -3,7 +3,7 @@
 use crate::cli::Prompt;
 use crate::commands::{bench_ids, load_model, prompt_ids};
 use engine::kv_cache::KvCache;
-use engine::model::Logits;
+use engine::arch::Logits;
 use engine::probe::{logit_lens, AttentionCapture, PassBench, Probe};
 use serde_json::{json, Value};
 use std::path::Path;

@@ -18,7 +18,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
-use crate::model::{Logits, Model};
+use crate::arch::{Logits, Model};
 use crate::sampler::{distribution, Rng, SamplerSettings};
 use crate::session::{check_prompt, Session, StopReason};
 use std::sync::Arc;

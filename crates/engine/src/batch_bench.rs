@@ -6,7 +6,7 @@
 
 use crate::batch::{BatchDecoder, BatchSample};
 use crate::error::{EngineError, Result};
-use crate::model::Model;
+use crate::arch::Model;
 use crate::sampler::SamplerSettings;
 use crate::session::Session;
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 //! processed. Layers keep their own length because an early-exit draft runs only the first
 //! layers; `truncate` rolls every layer back to a position (rewind, rejected drafts).
 
-use crate::config::Config;
+use crate::gguf::config::Config;
 use crate::error::Result;
 use crate::memory;
 

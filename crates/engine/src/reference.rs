@@ -4,9 +4,9 @@
 //! repeating it; the CLI's `reference` command and the real-model tests measure the
 //! engine's logit error against it.
 
-use crate::config::Config;
+use crate::gguf::config::Config;
 use crate::error::Result;
-use crate::model::read_gguf;
+use crate::arch::read_gguf;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::ops::{rms_norm, softmax_last_dim};
 use candle_nn::rotary_emb::rope_i;
@@ -170,7 +170,7 @@ pub struct LogitError {
 
 pub fn logit_error(model: &crate::Model, reference: &Reference, prompts: &[&str], top: usize) -> Result<LogitError> {
     use crate::kv_cache::KvCache;
-    use crate::model::Logits;
+    use crate::arch::Logits;
     let (mut sum, mut max, mut count, mut disagree) = (0.0f64, 0.0f64, 0usize, 0usize);
     let argmax = |v: &[f32]| (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap_or(0);
     for p in prompts {

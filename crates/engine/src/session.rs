@@ -6,7 +6,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
-use crate::model::{Logits, Model};
+use crate::arch::{Logits, Model};
 use crate::probe::Probe;
 use crate::sampler::{distribution, Distribution, Rng, SamplerSettings};
 use crate::tokenizer::TextStream;

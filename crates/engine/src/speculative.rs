@@ -6,7 +6,7 @@
 //! distribution exactly (Leviathan et al. 2023; Chen et al. 2023).
 
 use crate::error::{EngineError, Result};
-use crate::model::Logits;
+use crate::arch::Logits;
 use crate::sampler::{distribution, Distribution, SamplerSettings};
 use crate::session::{Generation, Session, Step, StopReason};
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use engine::kv_cache::KvCache;
-use engine::model::Logits;
+use engine::arch::Logits;
 use engine::probe::{logit_lens, settled_layer, AttentionCapture, PassBench, Probe};
 use engine::reference::Reference;
 use engine::testing::TinyModel;

@@ -14,7 +14,7 @@
 mod common;
 use common::{session, tiny};
 use engine::kv_cache::KvCache;
-use engine::model::Logits;
+use engine::arch::Logits;
 use engine::reasoning::strategy::{ItemRunner, RunConfig, Strategy};
 use engine::reasoning::tasks::bundled_tasks;
 use engine::sampler::{distribution, SamplerSettings, Stage};

@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 use engine::kv_cache::KvCache;
-use engine::model::Logits;
+use engine::arch::Logits;
 use engine::sampler::Rng;
 use engine::SamplerSettings;
 

@@ -24,7 +24,7 @@ fn logits_stay_close_to_the_f32_reference() {
 #[test]
 fn decode_logits_stay_close_to_the_f32_reference() {
     use engine::kv_cache::KvCache;
-    use engine::model::Logits;
+    use engine::arch::Logits;
     let reference = Reference::from_gguf_bytes(&real_bytes()).unwrap();
     let m = real();
     let (mut sum, mut max, mut count) = (0f64, 0f64, 0usize);

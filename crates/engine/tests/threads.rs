@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use engine::kv_cache::KvCache;
-use engine::model::{Logits, Model};
+use engine::arch::{Logits, Model};
 use engine::{parallel, SamplerSettings};
 use std::sync::{Arc, Mutex, Once};
 

@@ -4,7 +4,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
-use crate::model::{Logits, Model};
+use crate::arch::{Logits, Model};
 use crate::sampler::{distribution, SamplerSettings};
 use serde::{Deserialize, Serialize};
 

@@ -8,10 +8,12 @@
 //! only difference from a plain-f32 forward is the order of the additions. The weights stay
 //! in their 4- or 8-bit form in memory: one copy of the model, no re-quantisation.
 
+pub(crate) mod simd;
+
 use crate::error::{EngineError, Result};
 use crate::memory::with_capacity;
 use crate::parallel;
-use crate::simd::{bytes, nibbles, F4};
+use crate::quant::simd::{bytes, nibbles, F4};
 use candle_core::quantized::GgmlDType;
 use half::f16;
 
@@ -260,7 +262,7 @@ impl QMatrix {
             let (xs, outs) = (x.chunks(BATCH_TILE * self.cols), part.chunks_mut(BATCH_TILE * width));
             for (x, out) in xs.zip(outs) {
                 #[cfg(target_arch = "x86_64")]
-                if crate::simd::has_avx() && x.len() / self.cols > 1 {
+                if crate::quant::simd::has_avx() && x.len() / self.cols > 1 {
                     self.matvec_pairs(x, rows.clone(), out);
                     continue;
                 }
@@ -505,7 +507,7 @@ fn matvec_scaled_pairs<Q: Fn(usize) -> [F4; 8], S: Fn(usize) -> f32, O: Fn(usize
     out: &mut [f32],
     blocks: &Scaled<Q, S, O>,
 ) {
-    use crate::simd::F8;
+    use crate::quant::simd::F8;
     let Scaled { q, scale, offset } = blocks;
     let mut acc = [F8::zero(); BATCH_TILE / 2];
     let mut c = [0f32; BATCH_TILE];

@@ -3,14 +3,14 @@
 //! (early-exit drafts), an explicit KV cache that can be truncated, and RoPE computed per
 //! position for the whole trained context.
 
-use crate::config::Config;
+use crate::gguf::config::Config;
 use crate::error::{candle_message, EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::memory;
 use crate::parallel;
 use crate::probe::Probe;
 use crate::quant::QMatrix;
-use crate::simd::{axpy, dot};
+use crate::quant::simd::{axpy, dot};
 use crate::tokenizer::Tokenizer;
 use candle_core::quantized::gguf_file::Content;
 use std::io::{Cursor, Read, Seek, SeekFrom};

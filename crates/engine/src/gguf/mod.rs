@@ -1,0 +1,3 @@
+//! Reading a GGUF file.
+
+pub mod config;
