@@ -6,7 +6,7 @@
 
 use crate::gguf::config::Config;
 use crate::error::Result;
-use crate::arch::read_gguf;
+use crate::gguf::read_gguf;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::ops::{rms_norm, softmax_last_dim};
 use candle_nn::rotary_emb::rope_i;

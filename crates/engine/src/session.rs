@@ -7,7 +7,7 @@
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::arch::{Logits, Model};
-use crate::probe::Probe;
+use crate::arch::hooks::Probe;
 use crate::sampler::{distribution, Distribution, Rng, SamplerSettings};
 use crate::tokenizer::TextStream;
 use serde::{Deserialize, Serialize};
