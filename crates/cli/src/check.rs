@@ -4,7 +4,8 @@
 
 use crate::cli::Check;
 use engine::reasoning::answer::check;
-use engine::reasoning::tasks::{bundled_tasks, AnswerKind, Task};
+use engine::reasoning::task::{AnswerKind, Task};
+use engine::reasoning::tasks::bundled_tasks;
 use serde_json::{json, Value};
 
 pub fn run(args: &Check) -> Result<Value, String> {

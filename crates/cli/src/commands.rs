@@ -261,7 +261,8 @@ fn reference(path: &Path, top: usize) -> Result<Value, String> {
 }
 
 fn reason(path: &Path, r: &Reason) -> Result<Value, String> {
-    use engine::reasoning::strategy::{run_all, summarize, RunConfig, Strategy};
+    use engine::reasoning::runner::run_all;
+    use engine::reasoning::strategy::{summarize, RunConfig, Strategy};
     use engine::reasoning::tasks::{bundled_tasks, select};
     // clap has already limited --strategy to the names Strategy::parse knows.
     let strategy = Strategy::parse(&r.strategy).ok_or("--strategy: unknown strategy")?;
