@@ -1,10 +1,10 @@
 //! `playground`: the engine from a terminal, for tests, benchmarks and reference checks.
 //! Results are JSON on stdout; errors are one line on stderr and exit code 2.
 
-mod check;
 mod cli;
-mod commands;
 mod probe;
+mod reason;
+mod text;
 
 use clap::error::ErrorKind;
 use clap::Parser;
@@ -23,7 +23,7 @@ fn main() {
             _ => fail(&cli::one_line(&e)),
         },
     };
-    match commands::run(cli) {
+    match text::run(cli) {
         Ok(json) => println!("{json}"),
         Err(msg) => fail(&msg),
     }

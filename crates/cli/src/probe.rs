@@ -1,7 +1,7 @@
 //! `attention`, `lens` and `bench-pass`: Lesson 2's views into the forward pass, as JSON.
 
 use crate::cli::Prompt;
-use crate::commands::{bench_ids, load_model, prompt_ids};
+use crate::text::{bench_ids, load_model, prompt_ids};
 use engine::kv_cache::KvCache;
 use engine::arch::Logits;
 use engine::probe::{logit_lens, AttentionCapture, PassBench, Probe};

@@ -25,7 +25,7 @@ pub fn run(cli: Cli) -> Result<Value, String> {
         Command::Attention { prompt, layer, head } => probe::attention(model, &prompt, layer, head),
         Command::Lens { prompt, top } => probe::lens(model, &prompt, top),
         Command::BenchPass { tokens, rounds } => probe::bench_pass(model, &tokens, rounds),
-        Command::Check(c) => crate::check::run(&c),
+        Command::Check(c) => crate::reason::run(&c),
     }
 }
 
