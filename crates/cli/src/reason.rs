@@ -1,14 +1,18 @@
-//! `playground check`: the Lesson 3 checker on one reply, for a bundled task or a question
-//! given on the command line. Prints what the checker extracted, the key it settled on (the
-//! one self-consistency votes on) and its verdict.
+//! `reason` and `check`: Lesson 3 from the command line. `reason` runs the bundled tasks
+//! under a strategy and prints the summary and every item. `check` runs the checker on one
+//! reply, for a bundled task or a question given on the command line, and prints what it
+//! extracted, the key it settled on (the one self-consistency votes on) and its verdict.
 
-use crate::cli::Check;
+use crate::cli::{Check, Reason};
+use crate::model::{load_model, session};
 use engine::reasoning::answer::check;
 use engine::reasoning::task::{AnswerKind, Task};
 use engine::reasoning::tasks::bundled_tasks;
 use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Instant;
 
-pub fn run(args: &Check) -> Result<Value, String> {
+pub fn check_reply(args: &Check) -> Result<Value, String> {
     let task = match (&args.task, &args.question) {
         (Some(_), Some(_)) => return Err("check takes --task or --question, not both".into()),
         (Some(id), None) => {
@@ -48,4 +52,45 @@ fn adhoc_task(args: &Check, question: &str) -> Result<Task, String> {
 
 fn kind_name(kind: AnswerKind) -> String {
     serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+pub fn reason(path: &Path, r: &Reason) -> Result<Value, String> {
+    use engine::reasoning::runner::run_all;
+    use engine::reasoning::strategy::{summarize, RunConfig, Strategy};
+    use engine::reasoning::tasks::{bundled_tasks, select};
+    // clap has already limited --strategy to the names Strategy::parse knows.
+    let strategy = Strategy::parse(&r.strategy).ok_or("--strategy: unknown strategy")?;
+    let cfg = RunConfig {
+        strategy,
+        samples: r.samples,
+        temperature: r.temperature,
+        budget: r.budget,
+        seed: r.seed.unwrap_or(42),
+    };
+    cfg.validate().map_err(|e| e.to_string())?;
+    let all = bundled_tasks();
+    let category = r.category.as_deref();
+    if let Some(c) = category {
+        if !all.iter().any(|t| t.category == c) {
+            return Err(format!("--category: no task has category '{c}'"));
+        }
+    }
+    let tasks = select(&all, category, r.limit, r.seed);
+    let items = if tasks.is_empty() {
+        Vec::new()
+    } else {
+        let mut s = session(load_model(path)?);
+        let origin = Instant::now();
+        run_all(&mut s, &tasks, &cfg, || origin.elapsed().as_secs_f64() * 1000.0).map_err(|e| e.to_string())?
+    };
+    let summary = summarize(strategy, &items);
+    let mut out = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
+    out["tasks_available"] = json!(all.len());
+    if strategy == Strategy::SelfConsistency {
+        let (pass, majority) = engine::reasoning::strategy::sampling_curves(&items);
+        out["pass_at_k"] = json!(pass);
+        out["majority_at_k"] = json!(majority);
+    }
+    out["items"] = serde_json::to_value(&items).map_err(|e| e.to_string())?;
+    Ok(out)
 }
