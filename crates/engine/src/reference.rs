@@ -1,6 +1,6 @@
 //! A slow, plain-f32 llama built from candle's own operations: every weight dequantised to
 //! f32, activations in f32, the whole sequence at once with a causal mask and no cache.
-//! It is written independently of `model.rs` so that it checks the engine rather than
+//! It is written independently of `arch/` so that it checks the engine rather than
 //! repeating it; the CLI's `reference` command and the real-model tests measure the
 //! engine's logit error against it.
 
