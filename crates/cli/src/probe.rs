@@ -2,8 +2,8 @@
 
 use crate::cli::Prompt;
 use crate::model::{load_model, prompt_ids};
-use engine::kv_cache::KvCache;
 use engine::arch::Logits;
+use engine::kv_cache::KvCache;
 use engine::probe::{logit_lens, AttentionCapture, Probe};
 use serde_json::{json, Value};
 use std::path::Path;

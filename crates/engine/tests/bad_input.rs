@@ -13,8 +13,8 @@
 
 mod common;
 use common::{session, tiny};
-use engine::kv_cache::KvCache;
 use engine::arch::Logits;
+use engine::kv_cache::KvCache;
 use engine::reasoning::runner::ItemRunner;
 use engine::reasoning::strategy::{RunConfig, Strategy};
 use engine::reasoning::tasks::bundled_tasks;

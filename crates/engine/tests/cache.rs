@@ -2,8 +2,8 @@
 
 mod common;
 use common::*;
-use engine::kv_cache::KvCache;
 use engine::arch::Logits;
+use engine::kv_cache::KvCache;
 use engine::sampler::Rng;
 use engine::SamplerSettings;
 

@@ -170,9 +170,7 @@ impl Model {
             let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, c, scale: a.scale };
             // The captured layer's attention runs on one thread, in order, for the capture.
             match probe.attention.as_mut().filter(|p| p.layer == li) {
-                Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| {
-                    capture.record(start + i, h, w)
-                }),
+                Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| capture.record(start + i, h, w)),
                 None => attention.run(&mut a.attn),
             }
             a.output_and_mlp(self, layer, QMatrix::matmul);

@@ -53,5 +53,4 @@ impl<R: Read + Seek> TensorReader<'_, R> {
             .map_err(|e| EngineError::InvalidModel(format!("could not read tensor {name}: {e}")))?;
         Ok(info.ggml_dtype)
     }
-
 }

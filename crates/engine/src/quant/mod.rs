@@ -25,9 +25,9 @@ pub(crate) mod simd;
 use crate::error::{EngineError, Result};
 use crate::parallel;
 use candle_core::quantized::GgmlDType;
-use kernels::{dot_block, matvec_scaled, matvec_scaled_batch, micro, widen, Scaled, BATCH_TILE, TOKEN_TILE};
 #[cfg(target_arch = "x86_64")]
 use kernels::matvec_scaled_pairs;
+use kernels::{dot_block, matvec_scaled, matvec_scaled_batch, micro, widen, Scaled, BATCH_TILE, TOKEN_TILE};
 use simd::F4;
 
 const BLOCK: usize = 32;
@@ -172,9 +172,7 @@ impl QMatrix {
     pub fn matmul(&self, x: &[f32], n: usize, out: &mut [f32]) {
         assert_eq!(x.len(), n * self.cols, "matmul: activation shape");
         assert_eq!(out.len(), n * self.rows, "matmul: output shape");
-        parallel::columns(out, n, ROW_TILE, n * self.rows * self.cols, |rows, part| {
-            self.matmul_rows(x, n, rows, part)
-        })
+        parallel::columns(out, n, ROW_TILE, n * self.rows * self.cols, |rows, part| self.matmul_rows(x, n, rows, part))
     }
 
     /// As `matmul`, for the output rows in `rows` only, on this thread: `out` holds `n` rows
