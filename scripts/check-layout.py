@@ -36,17 +36,18 @@ LAYERS = {
     ],
     "engine": [
         ["lib"],
-        ["reasoning", "batch_bench", "probe"],
-        ["speculative", "batch", "session"],
-        ["chat", "tokenizer", "sampler", "kv_cache"],
-        ["testing", "reference"],
-        ["arch", "model"],
+        ["reasoning", "batch_bench", "probe", "testing"],
+        ["speculative", "batch"],
+        ["session"],
+        ["chat", "sampler", "reference"],
+        ["arch"],
+        ["tokenizer", "kv_cache"],
+        ["quant"],
         ["parallel", "pool"],
-        ["quant", "simd"],
-        ["gguf", "config", "memory"],
+        ["gguf", "memory"],
         ["error"],
     ],
-    "cli": [["main"], ["commands"], ["cli"]],
+    "cli": [["main"], ["text", "bench", "reason", "probe"], ["model"], ["cli"]],
 }
 
 

@@ -206,7 +206,7 @@ pub struct Reason {
     pub category: Option<String>,
 }
 
-/// The checker's options are checked in `check.rs`, which says which combination is missing.
+/// The checker's options are checked in `reason.rs`, which says which combination is missing.
 #[derive(Args)]
 #[command(allow_negative_numbers = true)]
 pub struct Check {

@@ -1,13 +1,17 @@
 //! `playground`: the engine from a terminal, for tests, benchmarks and reference checks.
 //! Results are JSON on stdout; errors are one line on stderr and exit code 2.
 
-mod check;
+mod bench;
 mod cli;
-mod commands;
+mod model;
 mod probe;
+mod reason;
+mod text;
 
 use clap::error::ErrorKind;
 use clap::Parser;
+use cli::{Cli, Command};
+use serde_json::Value;
 
 fn main() {
     let cli = match cli::Cli::try_parse() {
@@ -23,9 +27,28 @@ fn main() {
             _ => fail(&cli::one_line(&e)),
         },
     };
-    match commands::run(cli) {
+    match run(cli) {
         Ok(json) => println!("{json}"),
         Err(msg) => fail(&msg),
+    }
+}
+
+/// Runs the command; each returns the JSON it prints.
+fn run(cli: Cli) -> Result<Value, String> {
+    let model = cli.model.as_path();
+    engine::parallel::set_threads(cli.threads);
+    match cli.command {
+        Command::Tokenize { text } => text::tokenize(model, &text),
+        Command::Logits { ids, top } => text::logits(model, &ids, top),
+        Command::Generate(g) => text::generate(model, &g),
+        Command::Bench { rounds, batch: None } => bench::bench(model, rounds),
+        Command::Bench { rounds, batch: Some(n) } => bench::bench_batch(model, n, rounds),
+        Command::Reference { top } => text::reference(model, top),
+        Command::Reason(r) => reason::reason(model, &r),
+        Command::Attention { prompt, layer, head } => probe::attention(model, &prompt, layer, head),
+        Command::Lens { prompt, top } => probe::lens(model, &prompt, top),
+        Command::BenchPass { tokens, rounds } => bench::bench_pass(model, &tokens, rounds),
+        Command::Check(c) => reason::check_reply(&c),
     }
 }
 

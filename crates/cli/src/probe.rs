@@ -1,13 +1,12 @@
-//! `attention`, `lens` and `bench-pass`: Lesson 2's views into the forward pass, as JSON.
+//! `attention` and `lens`: Lesson 2's views into the forward pass, as JSON.
 
 use crate::cli::Prompt;
-use crate::commands::{bench_ids, load_model, prompt_ids};
+use crate::model::{load_model, prompt_ids};
+use engine::arch::Logits;
 use engine::kv_cache::KvCache;
-use engine::model::Logits;
-use engine::probe::{logit_lens, AttentionCapture, PassBench, Probe};
+use engine::probe::{logit_lens, AttentionCapture, Probe};
 use serde_json::{json, Value};
 use std::path::Path;
-use std::time::Instant;
 
 /// `--name`'s 1-based index checked against 1..=`max`, as the page labels layers and heads.
 fn one_based(name: &str, n: usize, max: usize) -> Result<usize, String> {
@@ -48,28 +47,4 @@ pub fn lens(path: &Path, prompt: &Prompt, top: usize) -> Result<Value, String> {
         .map_err(|e| e.to_string())?;
     let layers = logit_lens(&model, &probe.hidden.unwrap_or_default(), top).map_err(|e| e.to_string())?;
     Ok(json!({ "layers": layers }))
-}
-
-/// Where every timed pass starts: this many tokens of the bench prompt are cached.
-const PASS_POSITION: usize = 128;
-/// Milliseconds per forward pass over n tokens at one position, for each n of `--tokens`.
-pub fn bench_pass(path: &Path, sizes: &[usize], rounds: usize) -> Result<Value, String> {
-    if !(1..=100).contains(&rounds) {
-        return Err("--rounds must be 1 to 100".into());
-    }
-    let model = load_model(path)?;
-    let ids = bench_ids(&model)?;
-    let largest = sizes.iter().copied().max().unwrap_or(1);
-    let tokens = ids.iter().copied().cycle().take(PASS_POSITION + largest).collect();
-    let mut bench = PassBench::new(&model, tokens, PASS_POSITION).map_err(|e| e.to_string())?;
-    let origin = Instant::now();
-    let clock = || origin.elapsed().as_secs_f64() * 1000.0;
-    let passes = sizes
-        .iter()
-        .map(|&n| {
-            let ms = bench.median_ms(&model, n, rounds, &clock).map_err(|e| e.to_string())?;
-            Ok(json!({"tokens": n, "ms_per_pass": ms, "ms_per_token": ms / n as f64}))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    Ok(json!({"position": PASS_POSITION, "rounds": rounds, "threads": engine::parallel::threads(), "passes": passes}))
 }

@@ -16,9 +16,9 @@
 //! computes them in one chunk on its own, exactly as a session's prefill of the same tokens
 //! would; the others go on together in the batch's pass.
 
+use crate::arch::{Logits, Model};
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
-use crate::model::{Logits, Model};
 use crate::sampler::{distribution, Rng, SamplerSettings};
 use crate::session::{check_prompt, Session, StopReason};
 use std::sync::Arc;

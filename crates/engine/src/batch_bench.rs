@@ -4,9 +4,9 @@
 //! must produce the very same tokens (tests/batch.rs), so the two times count the same work;
 //! a round whose tokens differ is an error, not a figure.
 
+use crate::arch::Model;
 use crate::batch::{BatchDecoder, BatchSample};
 use crate::error::{EngineError, Result};
-use crate::model::Model;
 use crate::sampler::SamplerSettings;
 use crate::session::Session;
 use serde::{Deserialize, Serialize};

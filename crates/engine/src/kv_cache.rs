@@ -2,8 +2,8 @@
 //! processed. Layers keep their own length because an early-exit draft runs only the first
 //! layers; `truncate` rolls every layer back to a position (rewind, rejected drafts).
 
-use crate::config::Config;
 use crate::error::Result;
+use crate::gguf::config::Config;
 use crate::memory;
 
 /// The cache grows by whole steps of this many positions: few reallocations, and at most

@@ -1,12 +1,12 @@
 //! A slow, plain-f32 llama built from candle's own operations: every weight dequantised to
 //! f32, activations in f32, the whole sequence at once with a causal mask and no cache.
-//! It is written independently of `model.rs` so that it checks the engine rather than
+//! It is written independently of `arch/` so that it checks the engine rather than
 //! repeating it; the CLI's `reference` command and the real-model tests measure the
 //! engine's logit error against it.
 
-use crate::config::Config;
 use crate::error::Result;
-use crate::model::read_gguf;
+use crate::gguf::config::Config;
+use crate::gguf::read_gguf;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::ops::{rms_norm, softmax_last_dim};
 use candle_nn::rotary_emb::rope_i;
@@ -169,8 +169,8 @@ pub struct LogitError {
 }
 
 pub fn logit_error(model: &crate::Model, reference: &Reference, prompts: &[&str], top: usize) -> Result<LogitError> {
+    use crate::arch::Logits;
     use crate::kv_cache::KvCache;
-    use crate::model::Logits;
     let (mut sum, mut max, mut count, mut disagree) = (0.0f64, 0.0f64, 0usize, 0usize);
     let argmax = |v: &[f32]| (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap_or(0);
     for p in prompts {

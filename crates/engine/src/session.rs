@@ -4,10 +4,10 @@
 //! logits, when present, are the next-token logits after the whole context. Whatever is
 //! missing is computed on demand, in one chunk.
 
+use crate::arch::hooks::Probe;
+use crate::arch::{Logits, Model};
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
-use crate::model::{Logits, Model};
-use crate::probe::Probe;
 use crate::sampler::{distribution, Distribution, Rng, SamplerSettings};
 use crate::tokenizer::TextStream;
 use serde::{Deserialize, Serialize};

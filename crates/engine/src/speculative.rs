@@ -5,8 +5,8 @@
 //! min(1, p/q), else draw from the normalised max(0, p − q)) keeps the target's
 //! distribution exactly (Leviathan et al. 2023; Chen et al. 2023).
 
+use crate::arch::Logits;
 use crate::error::{EngineError, Result};
-use crate::model::Logits;
 use crate::sampler::{distribution, Distribution, SamplerSettings};
 use crate::session::{Generation, Session, Step, StopReason};
 use serde::{Deserialize, Serialize};

@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
+use engine::arch::Logits;
 use engine::kv_cache::KvCache;
-use engine::model::Logits;
 use engine::probe::{logit_lens, settled_layer, AttentionCapture, PassBench, Probe};
 use engine::reference::Reference;
 use engine::testing::TinyModel;

@@ -13,9 +13,10 @@
 
 mod common;
 use common::{session, tiny};
+use engine::arch::Logits;
 use engine::kv_cache::KvCache;
-use engine::model::Logits;
-use engine::reasoning::strategy::{ItemRunner, RunConfig, Strategy};
+use engine::reasoning::runner::ItemRunner;
+use engine::reasoning::strategy::{RunConfig, Strategy};
 use engine::reasoning::tasks::bundled_tasks;
 use engine::sampler::{distribution, SamplerSettings, Stage};
 use engine::speculative::Draft;

@@ -3,9 +3,9 @@
 
 mod common;
 use common::*;
+use engine::arch::{Logits, Model};
 use engine::batch::{BatchDecoder, BatchSample};
 use engine::kv_cache::KvCache;
-use engine::model::{Logits, Model};
 use engine::{SamplerSettings, StopReason};
 use std::sync::Arc;
 

@@ -2,8 +2,8 @@
 
 mod common;
 use common::*;
+use engine::arch::Logits;
 use engine::kv_cache::KvCache;
-use engine::model::Logits;
 use engine::sampler::Rng;
 use engine::SamplerSettings;
 

@@ -23,8 +23,8 @@ fn logits_stay_close_to_the_f32_reference() {
 /// the cache, then the last token alone, against the same reference logits and bounds.
 #[test]
 fn decode_logits_stay_close_to_the_f32_reference() {
+    use engine::arch::Logits;
     use engine::kv_cache::KvCache;
-    use engine::model::Logits;
     let reference = Reference::from_gguf_bytes(&real_bytes()).unwrap();
     let m = real();
     let (mut sum, mut max, mut count) = (0f64, 0f64, 0usize);

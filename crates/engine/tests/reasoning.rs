@@ -2,8 +2,9 @@
 
 mod common;
 use common::*;
-use engine::reasoning::strategy::{run_all, summarize, ItemResult, ItemRunner, RunConfig, Strategy};
-use engine::reasoning::tasks::Task;
+use engine::reasoning::runner::{run_all, ItemRunner};
+use engine::reasoning::strategy::{summarize, ItemResult, RunConfig, Strategy};
+use engine::reasoning::task::Task;
 use engine::reasoning::tasks::{bundled_tasks, select};
 use engine::testing::TinyModel;
 use engine::Model;

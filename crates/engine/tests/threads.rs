@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
+use engine::arch::{Logits, Model};
 use engine::kv_cache::KvCache;
-use engine::model::{Logits, Model};
 use engine::{parallel, SamplerSettings};
 use std::sync::{Arc, Mutex, Once};
 

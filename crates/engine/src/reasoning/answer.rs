@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::lexer::{lex, numbers_in, Tok};
-use super::tasks::{AnswerKind, Task};
+use super::task::{AnswerKind, Task};
 
 /// What the checker made of one reply.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

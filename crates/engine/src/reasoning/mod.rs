@@ -1,8 +1,13 @@
 //! Lesson 3 ("Reasoning compute"): the bundled task set, the checker, the strategies and the
 //! statistics that compare them.
+//!
+//! Imports run one way: `runner` → `trace` → `strategy` → `stats`, `answer` → `task`, `lexer`;
+//! the bundled set, `tasks`, → `answer`.
 pub mod answer;
 pub mod lexer;
+pub mod runner;
 pub mod stats;
 pub mod strategy;
+pub mod task;
 pub mod tasks;
 mod trace;

@@ -1,11 +1,11 @@
 //! One sample of a task read as it is generated, token by token: where its reasoning ends
 //! and its answer line begins, when the budget forces an `Answer:`, when it is finished.
 //! It only reads tokens and says what should happen next, so the same rules hold whether
-//! the sample decodes on a session of its own or in a batch with others (`strategy.rs`).
+//! the sample decodes on a session of its own or in a batch with others (`runner.rs`).
 
 use super::answer::{check, has_answer_marker};
 use super::strategy::{Sample, Strategy, ANSWER_CAP};
-use super::tasks::Task;
+use super::task::Task;
 use crate::tokenizer::{TextStream, Tokenizer};
 
 /// What the runner appends when the budget is spent, without the line break when the

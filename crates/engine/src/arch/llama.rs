@@ -3,16 +3,16 @@
 //! (early-exit drafts), an explicit KV cache that can be truncated, and RoPE computed per
 //! position for the whole trained context.
 
-use crate::config::Config;
-use crate::error::{candle_message, EngineError, Result};
+use super::hooks::Probe;
+use super::layers::{add_in_place, rms_norm, rope, Attention, Logits, MatMul, Rotation};
+use crate::error::{EngineError, Result};
+use crate::gguf::config::Config;
+use crate::gguf::{read_gguf, TensorReader};
 use crate::kv_cache::KvCache;
 use crate::memory;
 use crate::parallel;
-use crate::probe::Probe;
 use crate::quant::QMatrix;
-use crate::simd::{axpy, dot};
 use crate::tokenizer::Tokenizer;
-use candle_core::quantized::gguf_file::Content;
 use std::io::{Cursor, Read, Seek, SeekFrom};
 
 struct Layer {
@@ -37,192 +37,6 @@ pub struct Model {
     lm_head: Option<QMatrix>,
     /// Per rotary pair i: base^(-2i / head_dim).
     inv_freq: Vec<f64>,
-}
-
-/// Which positions of a chunk get logits. The LM head is a fifth of the model's work,
-/// so prefill asks only for the last position.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Logits {
-    Last,
-    All,
-}
-
-/// Reads and checks the GGUF header from any seekable source. Used by the model and the
-/// f32 reference alike.
-pub fn read_gguf<R: Read + Seek>(r: &mut R) -> Result<Content> {
-    let io = |e: std::io::Error| EngineError::InvalidModel(format!("could not read the file: {e}"));
-    let size = r.seek(SeekFrom::End(0)).map_err(io)?;
-    if size == 0 {
-        return Err(EngineError::InvalidModel("the file is empty (0 bytes)".into()));
-    }
-    let mut magic = [0u8; 4];
-    r.seek(SeekFrom::Start(0)).map_err(io)?;
-    if size < 4 || r.read_exact(&mut magic).is_err() || &magic != b"GGUF" {
-        return Err(EngineError::InvalidModel("not a GGUF file: it does not start with the bytes 'GGUF'".into()));
-    }
-    if zero_alignment(r) {
-        return Err(EngineError::InvalidModel(
-            "metadata general.alignment is 0; it must be a positive number of bytes".into(),
-        ));
-    }
-    r.seek(SeekFrom::Start(0)).map_err(io)?;
-    Content::read(r).map_err(|e| {
-        EngineError::InvalidModel(format!("the GGUF header is malformed or truncated: {}", candle_message(&e)))
-    })
-}
-
-/// Whether the header sets `general.alignment` to an integer 0. candle's reader rounds the
-/// tensor data offset up to it and so divides by zero: a panic natively, an abort in wasm
-/// (found while writing the loader's fuzz target). Walks the metadata from just after the magic; anything malformed
-/// answers false and is left to candle's reader to report.
-fn zero_alignment<R: Read + Seek>(r: &mut R) -> bool {
-    struct Walk<'a, R> {
-        r: &'a mut R,
-        /// GGUF v1 writes lengths as u32, later versions as u64.
-        v1: bool,
-    }
-    impl<R: Read + Seek> Walk<'_, R> {
-        fn bytes<const N: usize>(&mut self) -> Option<[u8; N]> {
-            let mut b = [0; N];
-            self.r.read_exact(&mut b).ok().map(|_| b)
-        }
-        fn u32(&mut self) -> Option<u32> {
-            self.bytes().map(u32::from_le_bytes)
-        }
-        fn len(&mut self) -> Option<u64> {
-            if self.v1 {
-                self.u32().map(u64::from)
-            } else {
-                self.bytes().map(u64::from_le_bytes)
-            }
-        }
-        fn skip(&mut self, n: u64) -> Option<()> {
-            self.r.seek(SeekFrom::Current(i64::try_from(n).ok()?)).ok().map(|_| ())
-        }
-        /// Skips a value of GGUF type `t`, returning it when it is an integer of candle's
-        /// alignment types (u8, i8, u16, i16, u32, i32). Every loop iteration reads bytes,
-        /// so a lying count ends at the end of the file.
-        fn value(&mut self, t: u32, depth: usize) -> Option<Option<i64>> {
-            let size = |t: u32| match t {
-                0 | 1 | 7 => Some(1),
-                2 | 3 => Some(2),
-                4..=6 => Some(4),
-                10..=12 => Some(8),
-                _ => None,
-            };
-            Some(match t {
-                0 => Some(i64::from(self.bytes::<1>()?[0])),
-                1 => Some(i64::from(i8::from_le_bytes(self.bytes()?))),
-                2 => Some(i64::from(u16::from_le_bytes(self.bytes()?))),
-                3 => Some(i64::from(i16::from_le_bytes(self.bytes()?))),
-                4 => Some(i64::from(self.u32()?)),
-                5 => Some(i64::from(i32::from_le_bytes(self.bytes()?))),
-                8 => {
-                    let n = self.len()?;
-                    self.skip(n)?;
-                    None
-                }
-                9 if depth <= 64 => {
-                    let (et, n) = (self.u32()?, self.len()?);
-                    match size(et) {
-                        Some(s) => self.skip(n.checked_mul(s)?)?,
-                        None => (0..n).try_for_each(|_| self.value(et, depth + 1).map(|_| ()))?,
-                    }
-                    None
-                }
-                _ => {
-                    self.skip(size(t)?)?;
-                    None
-                }
-            })
-        }
-    }
-    let walk = |r: &mut R| -> Option<bool> {
-        r.seek(SeekFrom::Start(4)).ok()?;
-        let mut w = Walk { r, v1: false };
-        let version = w.u32()?;
-        if !(1..=3).contains(&version) {
-            return None;
-        }
-        w.v1 = version == 1;
-        let (_tensors, kvs) = (w.len()?, w.len()?);
-        let mut zero = false;
-        for _ in 0..kvs {
-            let key_len = w.len()?;
-            let is_alignment = key_len == 17 && &w.bytes::<17>()? == b"general.alignment";
-            if key_len != 17 {
-                w.skip(key_len)?;
-            }
-            let t = w.u32()?;
-            let v = w.value(t, 0)?;
-            if is_alignment {
-                zero = v == Some(0);
-            }
-        }
-        Some(zero)
-    };
-    walk(r).unwrap_or(false)
-}
-
-/// Reads one tensor at a time from the source, so that loading never holds more than the
-/// finished weights plus the largest single tensor.
-struct TensorReader<'a, R> {
-    content: &'a Content,
-    source: &'a mut R,
-    size: u64,
-    buf: Vec<u8>,
-}
-
-impl<R: Read + Seek> TensorReader<'_, R> {
-    /// The bytes of tensor `name`, with its shape checked against `dims` (outermost first).
-    fn read(&mut self, name: &str, dims: &[usize]) -> Result<candle_core::quantized::GgmlDType> {
-        let info = self
-            .content
-            .tensor_infos
-            .get(name)
-            .ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is missing")))?;
-        if info.shape.dims() != dims {
-            return Err(EngineError::InvalidModel(format!(
-                "tensor {name} has shape {:?}, the metadata implies {dims:?}",
-                info.shape.dims()
-            )));
-        }
-        let elems: usize = dims.iter().product();
-        let len = (elems / info.ggml_dtype.block_size() * info.ggml_dtype.type_size()) as u64;
-        let past_end = || {
-            EngineError::InvalidModel(format!(
-                "tensor {name} lies past the end of the file ({} bytes): the file is truncated or corrupt",
-                self.size
-            ))
-        };
-        let start = self.content.tensor_data_offset.checked_add(info.offset).ok_or_else(past_end)?;
-        if start.checked_add(len).is_none_or(|end| end > self.size) {
-            return Err(past_end());
-        }
-        // The buffer is reused: it grows to the largest tensor once, and only what it grows
-        // by is zeroed (the read overwrites it all).
-        let len = len as usize;
-        let more = len.saturating_sub(self.buf.len());
-        memory::reserve(&mut self.buf, more, name)?;
-        self.buf.resize(len, 0);
-        self.source
-            .seek(SeekFrom::Start(start))
-            .and_then(|_| self.source.read_exact(&mut self.buf))
-            .map_err(|e| EngineError::InvalidModel(format!("could not read tensor {name}: {e}")))?;
-        Ok(info.ggml_dtype)
-    }
-
-    fn matrix(&mut self, name: &str, rows: usize, cols: usize) -> Result<QMatrix> {
-        let dtype = self.read(name, &[rows, cols])?;
-        QMatrix::from_ggml(name, dtype, rows, cols, &self.buf)
-    }
-
-    fn vector(&mut self, name: &str, len: usize) -> Result<Vec<f32>> {
-        let dtype = self.read(name, &[len])?;
-        let mut out = memory::zeros(len, name)?;
-        QMatrix::from_ggml(name, dtype, 1, len, &self.buf)?.row_into(0, &mut out);
-        Ok(out)
-    }
 }
 
 impl Model {
@@ -356,9 +170,7 @@ impl Model {
             let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, c, scale: a.scale };
             // The captured layer's attention runs on one thread, in order, for the capture.
             match probe.attention.as_mut().filter(|p| p.layer == li) {
-                Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| {
-                    capture.record(start + i, h, w)
-                }),
+                Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| capture.record(start + i, h, w)),
                 None => attention.run(&mut a.attn),
             }
             a.output_and_mlp(self, layer, QMatrix::matmul);
@@ -447,25 +259,6 @@ impl Model {
     }
 }
 
-/// Each pair's (sin, cos) at one position (`Model::rotation`).
-type Rotation = Vec<(f32, f32)>;
-
-/// Rotates each adjacent pair (x[2i], x[2i+1]) of every head by its angle in `r`: GGUF
-/// llama weights are permuted for this interleaved form.
-fn rope(x: &mut [f32], r: &[(f32, f32)]) {
-    for head in x.chunks_exact_mut(2 * r.len()) {
-        for (pair, &(sin, cos)) in head.chunks_exact_mut(2).zip(r) {
-            let (a, b) = (pair[0], pair[1]);
-            pair[0] = a * cos - b * sin;
-            pair[1] = a * sin + b * cos;
-        }
-    }
-}
-
-/// A matrix product over `n` activation rows: `QMatrix::matmul` for the tokens of one
-/// sequence, `QMatrix::matmul_batch` for one token of each of several sequences.
-type MatMul = fn(&QMatrix, &[f32], usize, &mut [f32]);
-
 /// The activations of one pass over `n` rows (tokens of one sequence, or one token of each
 /// sequence in a batch), and the steps of a layer that treat every row alike.
 struct Activations {
@@ -534,92 +327,5 @@ impl Activations {
         });
         matmul(&layer.down, &self.g, self.n, &mut self.proj);
         add_in_place(&mut self.x, &self.proj);
-    }
-}
-
-/// `out[row] = x[row] / rms(x[row]) * w` for each row of `x`.
-fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
-    let e = w.len();
-    for (xr, or) in x.chunks_exact(e).zip(out.chunks_exact_mut(e)) {
-        let ms = xr.iter().map(|v| v * v).sum::<f32>() / e as f32;
-        let inv = 1.0 / (ms + eps).sqrt();
-        for ((o, &xv), &wv) in or.iter_mut().zip(xr).zip(w) {
-            *o = xv * inv * wv;
-        }
-    }
-}
-
-fn add_in_place(x: &mut [f32], y: &[f32]) {
-    for (a, b) in x.iter_mut().zip(y) {
-        *a += b;
-    }
-}
-
-/// One layer's attention: the queries of `n = q.len() / embedding` new positions starting
-/// at `start`; `k` and `v` hold every cached position, the new ones included.
-#[derive(Clone, Copy)]
-struct Attention<'a> {
-    q: &'a [f32],
-    k: &'a [f32],
-    v: &'a [f32],
-    start: usize,
-    c: &'a Config,
-    scale: f32,
-}
-
-impl Attention<'_> {
-    /// Causal grouped-query attention into `out`. The (position, head) pairs are split
-    /// over `parallel::threads()`: each writes its own slice of `out`.
-    fn run(&self, out: &mut [f32]) {
-        let (c, hd) = (self.c, self.c.head_dim);
-        let n = self.q.len() / c.embedding;
-        let work = n * c.heads * (self.start + n) * hd * 2;
-        parallel::items(out, n * c.heads, work, |pairs, out| {
-            let mut scores = vec![0f32; self.start + n];
-            for (j, oh) in pairs.zip(out.chunks_exact_mut(hd)) {
-                self.attend(j / c.heads, j % c.heads, &mut scores, oh);
-            }
-        })
-    }
-
-    /// `run` on this thread, showing each softmax row to `on_row(i, head, weights)`: new
-    /// position i's weights over positions `0..=start + i`.
-    fn run_probed(&self, out: &mut [f32], mut on_row: impl FnMut(usize, usize, &[f32])) {
-        let c = self.c;
-        let mut scores = vec![0f32; self.start + self.q.len() / c.embedding];
-        for (j, oh) in out.chunks_exact_mut(c.head_dim).enumerate() {
-            let (i, h) = (j / c.heads, j % c.heads);
-            self.attend(i, h, &mut scores, oh);
-            on_row(i, h, &scores[..self.start + i + 1]);
-        }
-    }
-
-    /// New position `i`'s query head `h`: its softmax over positions `0..=start + i`, left
-    /// in `scores`, and the weighted sum of their values in `oh`.
-    #[inline(always)]
-    fn attend(&self, i: usize, h: usize, scores: &mut [f32], oh: &mut [f32]) {
-        let Attention { q, k, v, start, c, scale } = *self;
-        let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
-        let kvh = h / (c.heads / c.kv_heads);
-        let visible = start + i + 1;
-        let qh = &q[i * e + h * hd..][..hd];
-        let mut max = f32::NEG_INFINITY;
-        for (p, s) in scores[..visible].iter_mut().enumerate() {
-            let kp = &k[p * kvd + kvh * hd..][..hd];
-            *s = dot(qh, kp) * scale;
-            max = max.max(*s);
-        }
-        let mut sum = 0f32;
-        for s in &mut scores[..visible] {
-            *s = (*s - max).exp();
-            sum += *s;
-        }
-        for s in &mut scores[..visible] {
-            *s /= sum;
-        }
-        oh.fill(0.0);
-        for (p, &w) in scores[..visible].iter().enumerate() {
-            axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
-        }
     }
 }

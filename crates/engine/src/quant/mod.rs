@@ -7,13 +7,28 @@
 //! dequantised with exactly ggml's arithmetic (`q * d + m`) and multiplied in f32, so the
 //! only difference from a plain-f32 forward is the order of the additions. The weights stay
 //! in their 4- or 8-bit form in memory: one copy of the model, no re-quantisation.
+//!
+//! One file per block family holds how its blocks are read from the file and unpacked
+//! (`q4_1.rs`, `q8_0.rs`, `float.rs` for F32 and F16); `kernels.rs` holds the matrix
+//! kernels, generic over the unpacking; `simd.rs` the 4- and 8-lane vectors they run on.
+//! A new block type needs its own file (a `load` from GGUF bytes, a `block` unpacker and
+//! the `raw` values with their scale and offset), a variant of `Weights`, and an arm in
+//! `QMatrix::from_ggml`, `QMatrix::bytes`, `QMatrix::matvec`, `with_blocks!` and
+//! `with_scaled_blocks!`; the quantiser test at the end then checks it against candle.
+
+mod float;
+mod kernels;
+mod q4_1;
+mod q8_0;
+pub(crate) mod simd;
 
 use crate::error::{EngineError, Result};
-use crate::memory::with_capacity;
 use crate::parallel;
-use crate::simd::{bytes, nibbles, F4};
 use candle_core::quantized::GgmlDType;
-use half::f16;
+#[cfg(target_arch = "x86_64")]
+use kernels::matvec_scaled_pairs;
+use kernels::{dot_block, matvec_scaled, matvec_scaled_batch, micro, widen, Scaled, BATCH_TILE, TOKEN_TILE};
+use simd::F4;
 
 const BLOCK: usize = 32;
 /// Weight rows dequantised at once for a matrix-matrix product.
@@ -35,34 +50,6 @@ enum Weights {
     F32(Vec<f32>),
 }
 
-/// Block `i` of a Q4_1 matrix, dequantised with ggml's arithmetic: `q * d + m`.
-#[inline(always)]
-fn q4_1_block(d: &[f32], m: &[f32], qs: &[u8], i: usize) -> [F4; 8] {
-    let mut v = nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
-    let (d, m) = (F4::splat(d[i]), F4::splat(m[i]));
-    for x in &mut v {
-        *x = x.mul(d).add(m);
-    }
-    v
-}
-
-/// Block `i` of a Q8_0 matrix: `q * d`.
-#[inline(always)]
-fn q8_0_block(d: &[f32], qs: &[i8], i: usize) -> [F4; 8] {
-    let mut v = bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap());
-    let d = F4::splat(d[i]);
-    for x in &mut v {
-        *x = x.mul(d);
-    }
-    v
-}
-
-#[inline(always)]
-fn f32_block(w: &[f32], i: usize) -> [F4; 8] {
-    let b = &w[i * BLOCK..(i + 1) * BLOCK];
-    [0, 4, 8, 12, 16, 20, 24, 28].map(|k| F4::load(&b[k..]))
-}
-
 /// Runs `$body` with `$block(r, b)` giving block `b` of row `r` in `$m`'s format. The
 /// body is compiled once per format, so the hot loops never branch on it.
 macro_rules! with_blocks {
@@ -70,28 +57,19 @@ macro_rules! with_blocks {
         let per_row = $m.cols / BLOCK;
         match &$m.w {
             Weights::Q4_1 { d, m, qs } => {
-                let $block = |r: usize, b: usize| q4_1_block(d, m, qs, r * per_row + b);
+                let $block = |r: usize, b: usize| q4_1::block(d, m, qs, r * per_row + b);
                 $body
             }
             Weights::Q8_0 { d, qs } => {
-                let $block = |r: usize, b: usize| q8_0_block(d, qs, r * per_row + b);
+                let $block = |r: usize, b: usize| q8_0::block(d, qs, r * per_row + b);
                 $body
             }
             Weights::F32(w) => {
-                let $block = |r: usize, b: usize| f32_block(w, r * per_row + b);
+                let $block = |r: usize, b: usize| float::block(w, r * per_row + b);
                 $body
             }
         }
     }};
-}
-
-/// A matrix's blocks as the batched decode kernels take them (`matvec`'s arithmetic):
-/// `q(i)` block i's raw values, `scale(i)` its scale, `offset(i, b, t)` its offset times
-/// activation row t's Σ x over block b.
-struct Scaled<Q, S, O> {
-    q: Q,
-    scale: S,
-    offset: O,
 }
 
 /// Runs `$body` with `$blocks`, the `Scaled` view of `$m` for the activation rows `$x`,
@@ -103,7 +81,7 @@ macro_rules! with_scaled_blocks {
             Weights::Q4_1 { d, m, qs } => {
                 let xsum: Vec<f32> = $x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
                 let $blocks = Scaled {
-                    q: |i: usize| nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap()),
+                    q: |i: usize| q4_1::raw(qs, i),
                     scale: |i: usize| d[i],
                     offset: |i: usize, b: usize, t: usize| m[i] * xsum[t * per_row + b],
                 };
@@ -111,7 +89,7 @@ macro_rules! with_scaled_blocks {
             }
             Weights::Q8_0 { d, qs } => {
                 let $blocks = Scaled {
-                    q: |i: usize| bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap()),
+                    q: |i: usize| q8_0::raw(qs, i),
                     scale: |i: usize| d[i],
                     offset: |_: usize, _: usize, _: usize| 0.0,
                 };
@@ -119,7 +97,7 @@ macro_rules! with_scaled_blocks {
             }
             Weights::F32(w) => {
                 let $blocks = Scaled {
-                    q: |i: usize| f32_block(w, i),
+                    q: |i: usize| float::block(w, i),
                     scale: |_: usize| 1.0,
                     offset: |_: usize, _: usize, _: usize| 0.0,
                 };
@@ -154,38 +132,11 @@ impl QMatrix {
                 bytes.len()
             )));
         }
-        let half_at = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
         let w = match dtype {
-            GgmlDType::Q4_1 => {
-                let n = elems / BLOCK;
-                let (mut d, mut m, mut qs) =
-                    (with_capacity(n, name)?, with_capacity(n, name)?, with_capacity(n * 16, name)?);
-                for block in bytes.chunks_exact(20) {
-                    d.push(half_at(block, 0));
-                    m.push(half_at(block, 2));
-                    qs.extend_from_slice(&block[4..20]);
-                }
-                Weights::Q4_1 { d, m, qs }
-            }
-            GgmlDType::Q8_0 => {
-                let n = elems / BLOCK;
-                let (mut d, mut qs) = (with_capacity(n, name)?, with_capacity(n * BLOCK, name)?);
-                for block in bytes.chunks_exact(34) {
-                    d.push(half_at(block, 0));
-                    qs.extend(block[2..34].iter().map(|&b| b as i8));
-                }
-                Weights::Q8_0 { d, qs }
-            }
-            GgmlDType::F32 => {
-                let mut w = with_capacity(elems, name)?;
-                w.extend(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
-                Weights::F32(w)
-            }
-            GgmlDType::F16 => {
-                let mut w = with_capacity(elems, name)?;
-                w.extend(bytes.chunks_exact(2).map(|b| half_at(b, 0)));
-                Weights::F32(w)
-            }
+            GgmlDType::Q4_1 => q4_1::load(name, elems, bytes)?,
+            GgmlDType::Q8_0 => q8_0::load(name, elems, bytes)?,
+            GgmlDType::F32 => float::load_f32(name, elems, bytes)?,
+            GgmlDType::F16 => float::load_f16(name, elems, bytes)?,
             other => {
                 return Err(EngineError::InvalidModel(format!(
                     "tensor {name} has type {other:?}; this engine runs F32, F16, Q4_1 and Q8_0"
@@ -221,9 +172,7 @@ impl QMatrix {
     pub fn matmul(&self, x: &[f32], n: usize, out: &mut [f32]) {
         assert_eq!(x.len(), n * self.cols, "matmul: activation shape");
         assert_eq!(out.len(), n * self.rows, "matmul: output shape");
-        parallel::columns(out, n, ROW_TILE, n * self.rows * self.cols, |rows, part| {
-            self.matmul_rows(x, n, rows, part)
-        })
+        parallel::columns(out, n, ROW_TILE, n * self.rows * self.cols, |rows, part| self.matmul_rows(x, n, rows, part))
     }
 
     /// As `matmul`, for the output rows in `rows` only, on this thread: `out` holds `n` rows
@@ -260,7 +209,7 @@ impl QMatrix {
             let (xs, outs) = (x.chunks(BATCH_TILE * self.cols), part.chunks_mut(BATCH_TILE * width));
             for (x, out) in xs.zip(outs) {
                 #[cfg(target_arch = "x86_64")]
-                if crate::simd::has_avx() && x.len() / self.cols > 1 {
+                if simd::has_avx() && x.len() / self.cols > 1 {
                     self.matvec_pairs(x, rows.clone(), out);
                     continue;
                 }
@@ -353,15 +302,15 @@ impl QMatrix {
         match &self.w {
             Weights::Q4_1 { d, m, qs } => {
                 let xsum: Vec<f32> = x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
-                let q = |i: usize| nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap());
+                let q = |i: usize| q4_1::raw(qs, i);
                 matvec_scaled(x, per_row, rows, out, q, |i| d[i], |i, b| m[i] * xsum[b])
             }
             Weights::Q8_0 { d, qs } => {
-                let q = |i: usize| bytes(qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap());
+                let q = |i: usize| q8_0::raw(qs, i);
                 matvec_scaled(x, per_row, rows, out, q, |i| d[i], |_, _| 0.0)
             }
             Weights::F32(w) => {
-                let q = |i: usize| f32_block(w, i);
+                let q = |i: usize| float::block(w, i);
                 matvec_scaled(x, per_row, rows, out, q, |_| 1.0, |_, _| 0.0)
             }
         }
@@ -403,165 +352,6 @@ impl QMatrix {
             r += nr;
         }
     }
-}
-
-/// One block's dot product, summed as a tree so that the additions can overlap.
-#[inline(always)]
-fn dot_block(w: [F4; 8], xb: &[F4; 8]) -> F4 {
-    let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
-    let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
-    s.add(t)
-}
-
-/// `out[r - rows.start] = Σ_b scale(i)·(q(i) · x_b) + offset(i, b)` over the blocks `b` of
-/// each row `r` in `rows`, where `i = r · per_row + b` numbers the matrix's blocks: `q` gives a block's
-/// raw values, `scale` its scale, `offset` its offset times the block's Σ x.
-#[inline(always)]
-fn matvec_scaled(
-    x: &[f32],
-    per_row: usize,
-    rows: std::ops::Range<usize>,
-    out: &mut [f32],
-    q: impl Fn(usize) -> [F4; 8],
-    scale: impl Fn(usize) -> f32,
-    offset: impl Fn(usize, usize) -> f32,
-) {
-    let xblock = |b: usize| -> [F4; 8] { std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..])) };
-    let mut r = rows.start;
-    while r + 1 < rows.end {
-        let (i0, i1) = (r * per_row, (r + 1) * per_row);
-        let (mut a0, mut a1) = (F4::zero(), F4::zero());
-        let (mut c0, mut c1) = (0f32, 0f32);
-        for b in 0..per_row {
-            let xb = xblock(b);
-            a0 = a0.add(dot_block(q(i0 + b), &xb).mul(F4::splat(scale(i0 + b))));
-            a1 = a1.add(dot_block(q(i1 + b), &xb).mul(F4::splat(scale(i1 + b))));
-            c0 += offset(i0 + b, b);
-            c1 += offset(i1 + b, b);
-        }
-        out[r - rows.start] = a0.sum() + c0;
-        out[r + 1 - rows.start] = a1.sum() + c1;
-        r += 2;
-    }
-    if r < rows.end {
-        let i0 = r * per_row;
-        let (mut a, mut c) = (F4::zero(), 0f32);
-        for b in 0..per_row {
-            a = a.add(dot_block(q(i0 + b), &xblock(b)).mul(F4::splat(scale(i0 + b))));
-            c += offset(i0 + b, b);
-        }
-        out[r - rows.start] = a.sum() + c;
-    }
-}
-
-/// Decode rows that share each unpacked weight block in `matmul_batch`.
-const BATCH_TILE: usize = 8;
-
-/// `matvec_scaled` for `T` activation rows, one weight row at a time: each block is
-/// unpacked once and its scaled dot product added to every row's accumulator, in the same
-/// order of operations as `matvec_scaled` uses for one row.
-#[inline(always)]
-fn matvec_scaled_batch<const T: usize, Q, S, O>(
-    x: &[f32],
-    per_row: usize,
-    rows: std::ops::Range<usize>,
-    out: &mut [f32],
-    blocks: &Scaled<Q, S, O>,
-) where
-    Q: Fn(usize) -> [F4; 8],
-    S: Fn(usize) -> f32,
-    O: Fn(usize, usize, usize) -> f32,
-{
-    let Scaled { q, scale, offset } = blocks;
-    let (cols, width) = (per_row * BLOCK, rows.len());
-    for r in rows.clone() {
-        let mut acc = [F4::zero(); T];
-        let mut c = [0f32; T];
-        for b in 0..per_row {
-            let i = r * per_row + b;
-            let (w, s) = (q(i), F4::splat(scale(i)));
-            for t in 0..T {
-                let xs = &x[t * cols + b * BLOCK..];
-                let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
-                acc[t] = acc[t].add(dot_block(w, &xb).mul(s));
-                c[t] += offset(i, b, t);
-            }
-        }
-        for t in 0..T {
-            out[t * width + r - rows.start] = acc[t].sum() + c[t];
-        }
-    }
-}
-
-/// `matvec_scaled_batch` with AVX, for `pairs` pairs of rows laid out by `matvec_pairs`:
-/// the same operations in the same order, each on two rows at once.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn matvec_scaled_pairs<Q: Fn(usize) -> [F4; 8], S: Fn(usize) -> f32, O: Fn(usize, usize, usize) -> f32>(
-    x2: &[f32],
-    pairs: usize,
-    per_row: usize,
-    rows: std::ops::Range<usize>,
-    out: &mut [f32],
-    blocks: &Scaled<Q, S, O>,
-) {
-    use crate::simd::F8;
-    let Scaled { q, scale, offset } = blocks;
-    let mut acc = [F8::zero(); BATCH_TILE / 2];
-    let mut c = [0f32; BATCH_TILE];
-    let width = rows.len();
-    for r in rows.clone() {
-        acc.fill(F8::zero());
-        c.fill(0.0);
-        for b in 0..per_row {
-            let i = r * per_row + b;
-            let w = q(i).map(|v| F8::twice(v));
-            let s = F8::splat(scale(i));
-            for (p, a) in acc[..pairs].iter_mut().enumerate() {
-                let xs = &x2[(p * per_row + b) * 2 * BLOCK..];
-                let x: [F8; 8] = std::array::from_fn(|k| F8::load(&xs[8 * k..]));
-                // `dot_block`'s tree.
-                let s0 = (w[0].mul(x[0]).add(w[1].mul(x[1]))).add(w[2].mul(x[2]).add(w[3].mul(x[3])));
-                let s1 = (w[4].mul(x[4]).add(w[5].mul(x[5]))).add(w[6].mul(x[6]).add(w[7].mul(x[7])));
-                *a = a.add(s0.add(s1).mul(s));
-                c[2 * p] += offset(i, b, 2 * p);
-                c[2 * p + 1] += offset(i, b, 2 * p + 1);
-            }
-        }
-        for (p, a) in acc[..pairs].iter().enumerate() {
-            let [lo, hi] = a.halves();
-            out[2 * p * width + r - rows.start] = lo.sum() + c[2 * p];
-            out[(2 * p + 1) * width + r - rows.start] = hi.sum() + c[2 * p + 1];
-        }
-    }
-}
-
-/// Activation rows per register tile (with `ROW_TILE` weight rows).
-const TOKEN_TILE: usize = 4;
-
-/// An R × T tile of dot products: R weight rows (`w`, row-major) by T activation rows.
-#[inline(always)]
-fn micro<const R: usize, const T: usize>(w: &[f32], x: &[f32], cols: usize) -> [[f32; T]; R] {
-    let mut acc = [[F4::zero(); T]; R];
-    for c in (0..cols).step_by(4) {
-        let xv: [F4; T] = std::array::from_fn(|t| F4::load(&x[t * cols + c..]));
-        for (r, row) in acc.iter_mut().enumerate() {
-            let wv = F4::load(&w[r * cols + c..]);
-            for (a, xt) in row.iter_mut().zip(&xv) {
-                *a = a.add(wv.mul(*xt));
-            }
-        }
-    }
-    acc.map(|row| row.map(|a| a.sum()))
-}
-
-/// Pads a tile to the largest shape, so that every `micro` instance has one type.
-fn widen<const R: usize, const T: usize>(t: [[f32; T]; R]) -> [[f32; TOKEN_TILE]; ROW_TILE] {
-    let mut out = [[0f32; TOKEN_TILE]; ROW_TILE];
-    for (o, row) in out.iter_mut().zip(t) {
-        o[..T].copy_from_slice(&row);
-    }
-    out
 }
 
 #[cfg(test)]

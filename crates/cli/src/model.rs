@@ -1,0 +1,40 @@
+//! What the command groups share: reading the model file, a session on the wall clock, and
+//! a prompt's tokens as `--system`, `--raw` and `--no-system-prompt` ask.
+
+use crate::cli::Prompt;
+use engine::{conversation_tokens, prompt_tokens, Model, Session, SystemPrompt};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub fn model_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path)
+        .map_err(|e| format!("cannot read the model file {}: {e} (scripts/fetch-model.sh fetches it)", path.display()))
+}
+
+pub fn load_model(path: &Path) -> Result<Arc<Model>, String> {
+    Model::from_gguf_bytes(&model_bytes(path)?).map(Arc::new).map_err(|e| e.to_string())
+}
+
+pub fn session(model: Arc<Model>) -> Session {
+    let origin = Instant::now();
+    Session::new(model, Box::new(move || origin.elapsed().as_secs_f64() * 1000.0))
+}
+
+/// The prompt's tokens: through the chat template (with `--system`'s text as its system
+/// turn), or as-is with `--raw`.
+pub fn prompt_ids(model: &Model, p: &Prompt) -> Result<Vec<u32>, String> {
+    match &p.system {
+        Some(system) => conversation_tokens(&model.tokenizer, system, &[], &p.prompt),
+        None => prompt_tokens(&model.tokenizer, &p.prompt, p.raw, system_prompt(p)),
+    }
+    .map_err(|e| e.to_string())
+}
+
+pub fn system_prompt(p: &Prompt) -> SystemPrompt {
+    if p.no_system_prompt {
+        SystemPrompt::Off
+    } else {
+        SystemPrompt::Default
+    }
+}

@@ -1,0 +1,56 @@
+//! A model's tensors read by name from the GGUF source, one at a time.
+
+use crate::error::{EngineError, Result};
+use crate::memory;
+use candle_core::quantized::gguf_file::Content;
+use std::io::{Read, Seek, SeekFrom};
+
+/// Reads one tensor at a time from the source, so that loading never holds more than the
+/// finished weights plus the largest single tensor.
+pub(crate) struct TensorReader<'a, R> {
+    pub(crate) content: &'a Content,
+    pub(crate) source: &'a mut R,
+    pub(crate) size: u64,
+    /// The bytes of the tensor last read.
+    pub(crate) buf: Vec<u8>,
+}
+
+impl<R: Read + Seek> TensorReader<'_, R> {
+    /// The bytes of tensor `name`, with its shape checked against `dims` (outermost first).
+    pub(crate) fn read(&mut self, name: &str, dims: &[usize]) -> Result<candle_core::quantized::GgmlDType> {
+        let info = self
+            .content
+            .tensor_infos
+            .get(name)
+            .ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is missing")))?;
+        if info.shape.dims() != dims {
+            return Err(EngineError::InvalidModel(format!(
+                "tensor {name} has shape {:?}, the metadata implies {dims:?}",
+                info.shape.dims()
+            )));
+        }
+        let elems: usize = dims.iter().product();
+        let len = (elems / info.ggml_dtype.block_size() * info.ggml_dtype.type_size()) as u64;
+        let past_end = || {
+            EngineError::InvalidModel(format!(
+                "tensor {name} lies past the end of the file ({} bytes): the file is truncated or corrupt",
+                self.size
+            ))
+        };
+        let start = self.content.tensor_data_offset.checked_add(info.offset).ok_or_else(past_end)?;
+        if start.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(past_end());
+        }
+        // The buffer is reused: it grows to the largest tensor once, and only what it grows
+        // by is zeroed (the read overwrites it all).
+        let len = len as usize;
+        let more = len.saturating_sub(self.buf.len());
+        memory::reserve(&mut self.buf, more, name)?;
+        self.buf.resize(len, 0);
+        self.source
+            .seek(SeekFrom::Start(start))
+            .and_then(|_| self.source.read_exact(&mut self.buf))
+            .map_err(|e| EngineError::InvalidModel(format!("could not read tensor {name}: {e}")))?;
+        Ok(info.ggml_dtype)
+    }
+}

@@ -1,0 +1,174 @@
+//! The matrix kernels every block type shares, generic over how a block is unpacked: the
+//! decode dot products (`matvec_scaled`, and its batch and AVX pair forms, bit-identical to
+//! it per row) and the register tile of the prefill product (`micro`, `widen`).
+
+use super::simd::F4;
+use super::{BLOCK, ROW_TILE};
+
+/// A matrix's blocks as the batched decode kernels take them (`matvec`'s arithmetic):
+/// `q(i)` block i's raw values, `scale(i)` its scale, `offset(i, b, t)` its offset times
+/// activation row t's Σ x over block b.
+pub(super) struct Scaled<Q, S, O> {
+    pub(super) q: Q,
+    pub(super) scale: S,
+    pub(super) offset: O,
+}
+
+/// One block's dot product, summed as a tree so that the additions can overlap.
+#[inline(always)]
+pub(super) fn dot_block(w: [F4; 8], xb: &[F4; 8]) -> F4 {
+    let s = (w[0].mul(xb[0]).add(w[1].mul(xb[1]))).add(w[2].mul(xb[2]).add(w[3].mul(xb[3])));
+    let t = (w[4].mul(xb[4]).add(w[5].mul(xb[5]))).add(w[6].mul(xb[6]).add(w[7].mul(xb[7])));
+    s.add(t)
+}
+
+/// `out[r - rows.start] = Σ_b scale(i)·(q(i) · x_b) + offset(i, b)` over the blocks `b` of
+/// each row `r` in `rows`, where `i = r · per_row + b` numbers the matrix's blocks: `q` gives a block's
+/// raw values, `scale` its scale, `offset` its offset times the block's Σ x.
+#[inline(always)]
+pub(super) fn matvec_scaled(
+    x: &[f32],
+    per_row: usize,
+    rows: std::ops::Range<usize>,
+    out: &mut [f32],
+    q: impl Fn(usize) -> [F4; 8],
+    scale: impl Fn(usize) -> f32,
+    offset: impl Fn(usize, usize) -> f32,
+) {
+    let xblock = |b: usize| -> [F4; 8] { std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..])) };
+    let mut r = rows.start;
+    while r + 1 < rows.end {
+        let (i0, i1) = (r * per_row, (r + 1) * per_row);
+        let (mut a0, mut a1) = (F4::zero(), F4::zero());
+        let (mut c0, mut c1) = (0f32, 0f32);
+        for b in 0..per_row {
+            let xb = xblock(b);
+            a0 = a0.add(dot_block(q(i0 + b), &xb).mul(F4::splat(scale(i0 + b))));
+            a1 = a1.add(dot_block(q(i1 + b), &xb).mul(F4::splat(scale(i1 + b))));
+            c0 += offset(i0 + b, b);
+            c1 += offset(i1 + b, b);
+        }
+        out[r - rows.start] = a0.sum() + c0;
+        out[r + 1 - rows.start] = a1.sum() + c1;
+        r += 2;
+    }
+    if r < rows.end {
+        let i0 = r * per_row;
+        let (mut a, mut c) = (F4::zero(), 0f32);
+        for b in 0..per_row {
+            a = a.add(dot_block(q(i0 + b), &xblock(b)).mul(F4::splat(scale(i0 + b))));
+            c += offset(i0 + b, b);
+        }
+        out[r - rows.start] = a.sum() + c;
+    }
+}
+
+/// Decode rows that share each unpacked weight block in `matmul_batch`.
+pub(super) const BATCH_TILE: usize = 8;
+
+/// `matvec_scaled` for `T` activation rows, one weight row at a time: each block is
+/// unpacked once and its scaled dot product added to every row's accumulator, in the same
+/// order of operations as `matvec_scaled` uses for one row.
+#[inline(always)]
+pub(super) fn matvec_scaled_batch<const T: usize, Q, S, O>(
+    x: &[f32],
+    per_row: usize,
+    rows: std::ops::Range<usize>,
+    out: &mut [f32],
+    blocks: &Scaled<Q, S, O>,
+) where
+    Q: Fn(usize) -> [F4; 8],
+    S: Fn(usize) -> f32,
+    O: Fn(usize, usize, usize) -> f32,
+{
+    let Scaled { q, scale, offset } = blocks;
+    let (cols, width) = (per_row * BLOCK, rows.len());
+    for r in rows.clone() {
+        let mut acc = [F4::zero(); T];
+        let mut c = [0f32; T];
+        for b in 0..per_row {
+            let i = r * per_row + b;
+            let (w, s) = (q(i), F4::splat(scale(i)));
+            for t in 0..T {
+                let xs = &x[t * cols + b * BLOCK..];
+                let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
+                acc[t] = acc[t].add(dot_block(w, &xb).mul(s));
+                c[t] += offset(i, b, t);
+            }
+        }
+        for t in 0..T {
+            out[t * width + r - rows.start] = acc[t].sum() + c[t];
+        }
+    }
+}
+
+/// `matvec_scaled_batch` with AVX, for `pairs` pairs of rows laid out by `matvec_pairs`:
+/// the same operations in the same order, each on two rows at once.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+pub(super) fn matvec_scaled_pairs<Q: Fn(usize) -> [F4; 8], S: Fn(usize) -> f32, O: Fn(usize, usize, usize) -> f32>(
+    x2: &[f32],
+    pairs: usize,
+    per_row: usize,
+    rows: std::ops::Range<usize>,
+    out: &mut [f32],
+    blocks: &Scaled<Q, S, O>,
+) {
+    use super::simd::F8;
+    let Scaled { q, scale, offset } = blocks;
+    let mut acc = [F8::zero(); BATCH_TILE / 2];
+    let mut c = [0f32; BATCH_TILE];
+    let width = rows.len();
+    for r in rows.clone() {
+        acc.fill(F8::zero());
+        c.fill(0.0);
+        for b in 0..per_row {
+            let i = r * per_row + b;
+            let w = q(i).map(|v| F8::twice(v));
+            let s = F8::splat(scale(i));
+            for (p, a) in acc[..pairs].iter_mut().enumerate() {
+                let xs = &x2[(p * per_row + b) * 2 * BLOCK..];
+                let x: [F8; 8] = std::array::from_fn(|k| F8::load(&xs[8 * k..]));
+                // `dot_block`'s tree.
+                let s0 = (w[0].mul(x[0]).add(w[1].mul(x[1]))).add(w[2].mul(x[2]).add(w[3].mul(x[3])));
+                let s1 = (w[4].mul(x[4]).add(w[5].mul(x[5]))).add(w[6].mul(x[6]).add(w[7].mul(x[7])));
+                *a = a.add(s0.add(s1).mul(s));
+                c[2 * p] += offset(i, b, 2 * p);
+                c[2 * p + 1] += offset(i, b, 2 * p + 1);
+            }
+        }
+        for (p, a) in acc[..pairs].iter().enumerate() {
+            let [lo, hi] = a.halves();
+            out[2 * p * width + r - rows.start] = lo.sum() + c[2 * p];
+            out[(2 * p + 1) * width + r - rows.start] = hi.sum() + c[2 * p + 1];
+        }
+    }
+}
+
+/// Activation rows per register tile (with `ROW_TILE` weight rows).
+pub(super) const TOKEN_TILE: usize = 4;
+
+/// An R × T tile of dot products: R weight rows (`w`, row-major) by T activation rows.
+#[inline(always)]
+pub(super) fn micro<const R: usize, const T: usize>(w: &[f32], x: &[f32], cols: usize) -> [[f32; T]; R] {
+    let mut acc = [[F4::zero(); T]; R];
+    for c in (0..cols).step_by(4) {
+        let xv: [F4; T] = std::array::from_fn(|t| F4::load(&x[t * cols + c..]));
+        for (r, row) in acc.iter_mut().enumerate() {
+            let wv = F4::load(&w[r * cols + c..]);
+            for (a, xt) in row.iter_mut().zip(&xv) {
+                *a = a.add(wv.mul(*xt));
+            }
+        }
+    }
+    acc.map(|row| row.map(|a| a.sum()))
+}
+
+/// Pads a tile to the largest shape, so that every `micro` instance has one type.
+pub(super) fn widen<const R: usize, const T: usize>(t: [[f32; T]; R]) -> [[f32; TOKEN_TILE]; ROW_TILE] {
+    let mut out = [[0f32; TOKEN_TILE]; ROW_TILE];
+    for (o, row) in out.iter_mut().zip(t) {
+        o[..T].copy_from_slice(&row);
+    }
+    out
+}
