@@ -89,7 +89,7 @@ fn distributions_sum_to_one() {
 mod js_file {
     use crate::worker::js_file::{hex, sha256_hex, sha256_in_wasm, JsBytes, JsReader};
     use engine::kv_cache::KvCache;
-    use engine::model::Logits;
+    use engine::arch::Logits;
     use engine::Model;
     use js_sys::Uint8Array;
     use std::io::{Read, Seek, SeekFrom};

@@ -328,7 +328,8 @@ impl Response {
 
 // Lesson 3. Its imports are kept here, with its types, apart from the other lessons'.
 use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
-use engine::reasoning::tasks::{bundled_tasks, select, Task};
+use engine::reasoning::task::Task;
+use engine::reasoning::tasks::{bundled_tasks, select};
 
 /// A Lesson 3 experiment: which bundled tasks (as `engine::reasoning::tasks::select` picks
 /// them, so the CLI's `reason --category C --limit N --seed S` names the same ones) and how

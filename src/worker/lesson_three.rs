@@ -4,7 +4,8 @@
 
 use super::{post::post, state, yield_now::yield_now};
 use crate::protocol::{Experiment, Response};
-use engine::reasoning::strategy::{ItemResult, ItemRunner, Strategy};
+use engine::reasoning::runner::ItemRunner;
+use engine::reasoning::strategy::{ItemResult, Strategy};
 
 pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response, String> {
     experiment.validate()?;

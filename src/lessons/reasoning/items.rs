@@ -5,7 +5,7 @@
 use super::names;
 use super::run::Run;
 use engine::reasoning::strategy::{prompt, ItemResult, Sample, Strategy};
-use engine::reasoning::tasks::Task;
+use engine::reasoning::task::Task;
 use leptos::prelude::*;
 
 #[component]

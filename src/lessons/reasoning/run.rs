@@ -4,7 +4,7 @@
 use crate::protocol::Experiment;
 use engine::reasoning::stats::wilson_interval;
 use engine::reasoning::strategy::{summarize, ItemResult, Strategy, Summary};
-use engine::reasoning::tasks::Task;
+use engine::reasoning::task::Task;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunState {
