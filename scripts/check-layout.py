@@ -37,7 +37,7 @@ LAYERS = {
     "engine": [
         ["lib"],
         ["reasoning", "batch_bench", "probe"],
-        ["speculative", "batch", "session"],
+        ["speculative", "batch", "session", "systems"],
         ["chat", "tokenizer", "sampler", "kv_cache"],
         ["testing", "reference"],
         ["arch", "model"],
