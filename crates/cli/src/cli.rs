@@ -83,6 +83,9 @@ pub enum Command {
         #[arg(long, default_value_t = 5)]
         rounds: usize,
     },
+    /// The kept next-token candidates and their final probabilities for a prompt, under this
+    /// engine's settings or a system's defaults (--system), stages in any order (--order).
+    Distribution(crate::distribution::Args),
     /// Judge one reply with the Lesson 3 checker: for a bundled task (--task), or for a
     /// question given here (--question, --kind, --answers).
     Check(Check),

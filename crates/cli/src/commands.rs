@@ -26,6 +26,7 @@ pub fn run(cli: Cli) -> Result<Value, String> {
         Command::Lens { prompt, top } => probe::lens(model, &prompt, top),
         Command::BenchPass { tokens, rounds } => probe::bench_pass(model, &tokens, rounds),
         Command::Check(c) => crate::check::run(&c),
+        Command::Distribution(d) => crate::distribution::run(model, &d),
     }
 }
 

@@ -4,6 +4,7 @@
 mod check;
 mod cli;
 mod commands;
+mod distribution;
 mod probe;
 
 use clap::error::ErrorKind;

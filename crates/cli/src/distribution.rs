@@ -1,0 +1,105 @@
+//! `distribution`: the next-token distribution the sampler leaves for a prompt, under this
+//! engine's settings or under a system's defaults (`--system`, from `engine::systems`), with
+//! the stages in any order (`--order`). The kept candidates, renormalised, most likely first.
+
+use crate::commands::{load_model, session};
+use engine::sampler::{parse_order, SamplerSettings};
+use engine::systems::{preset, Overrides};
+use engine::{prompt_tokens, SystemPrompt};
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Negative numbers are values here (to be refused with a reason), not options.
+#[derive(clap::Args)]
+#[command(allow_negative_numbers = true)]
+pub struct Args {
+    #[arg(long)]
+    pub prompt: String,
+    /// Use the prompt as-is, without the chat template.
+    #[arg(long)]
+    pub raw: bool,
+    /// 0 is greedy.
+    #[arg(long)]
+    pub temperature: Option<f32>,
+    /// 0 keeps every candidate.
+    #[arg(long)]
+    pub top_k: Option<usize>,
+    /// 1 keeps every candidate.
+    #[arg(long)]
+    pub top_p: Option<f32>,
+    /// 0 keeps every candidate.
+    #[arg(long)]
+    pub min_p: Option<f32>,
+    /// The four stages in the order they run, comma-separated: a permutation of
+    /// temperature, top-k, top-p and min-p (default temperature,top-k,top-p,min-p).
+    #[arg(long, value_name = "LIST")]
+    pub order: Option<String>,
+    /// A system's defaults and order (hf, llama.cpp, vllm, ollama, openai); the flags above
+    /// override them.
+    #[arg(long, value_name = "NAME")]
+    pub system: Option<String>,
+    /// List only the N most likely kept candidates (kept_count still counts them all).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+}
+
+/// The settings the arguments ask for, checked.
+pub fn settings(a: &Args) -> Result<SamplerSettings, String> {
+    let o = Overrides { temperature: a.temperature, top_k: a.top_k, top_p: a.top_p, min_p: a.min_p };
+    let mut s = match &a.system {
+        Some(name) => preset(name)?.settings(&o, SamplerSettings::default().seed)?,
+        None => {
+            let d = SamplerSettings::default();
+            SamplerSettings {
+                temperature: o.temperature.unwrap_or(d.temperature),
+                top_k: o.top_k.unwrap_or(d.top_k),
+                top_p: o.top_p.unwrap_or(d.top_p),
+                min_p: o.min_p.unwrap_or(d.min_p),
+                ..d
+            }
+        }
+    };
+    if let Some(order) = &a.order {
+        s.order = parse_order(order).map_err(|e| e.to_string())?;
+    }
+    s.validate().map_err(|e| e.to_string())?;
+    Ok(s)
+}
+
+pub fn run(path: &Path, a: &Args) -> Result<Value, String> {
+    let settings = settings(a)?;
+    let model = load_model(path)?;
+    // Through the chat template with the model's default system prompt, as the lesson sends
+    // it, or as-is with --raw.
+    let ids = prompt_tokens(&model.tokenizer, &a.prompt, a.raw, SystemPrompt::Default).map_err(|e| e.to_string())?;
+    let mut s = session(model.clone());
+    s.start(&ids, 0).map_err(|e| e.to_string())?;
+    let dist = s.distribution(&settings).map_err(|e| e.to_string())?;
+    let kept: Vec<Value> = dist
+        .candidates
+        .iter()
+        .filter(|c| c.eligible())
+        .take(a.top.unwrap_or(usize::MAX))
+        .map(|c| json!({"id": c.id, "token": model.tokenizer.token_text(c.id), "prob": c.final_prob}))
+        .collect();
+    let system = a.system.as_deref().map(preset).transpose()?;
+    Ok(json!({
+        "system": system.map(|p| json!({
+            "id": p.id,
+            "name": p.name,
+            "order_documented": p.order.is_some(),
+            "notes": p.notes,
+            "sources": p.sources.iter().map(|s| json!({"title": s.title, "url": s.url, "version": s.version})).collect::<Vec<_>>(),
+        })),
+        "order": settings.order.iter().map(|s| s.name()).collect::<Vec<_>>(),
+        "settings": {
+            "temperature": settings.temperature,
+            "top_k": settings.top_k,
+            "top_p": settings.top_p,
+            "min_p": settings.min_p,
+            "repeat_penalty": settings.repeat_penalty,
+        },
+        "kept": kept,
+        "kept_count": dist.eligible,
+    }))
+}
