@@ -78,9 +78,9 @@ test("the link holds every setting and the first prompt; bad values are clamped 
   // A change is written back to the address.
   // Temperature keeps its place (after the first cut) when the cuts are reordered.
   await page.selectOption(sel("stage-order"), "top-p,min-p,top-k");
-  await page.waitForFunction(() => location.search.includes("order=top-p%2Ctemperature%2Cmin-p%2Ctop-k"));
+  await page.waitForFunction(() => location.search.includes("order=top-p,temperature,min-p,top-k"));
   await page.selectOption(sel("temperature-place"), "3");
-  await page.waitForFunction(() => location.search.includes("order=top-p%2Cmin-p%2Ctop-k%2Ctemperature"));
+  await page.waitForFunction(() => location.search.includes("order=top-p,min-p,top-k,temperature"));
   assert.match(await page.evaluate(() => location.search), /system=Be%20brief\.&stop=xyz$/);
   // A link from before temperature could move lists the cuts only: temperature first.
   await open("?order=min-p,top-p,top-k");

@@ -61,10 +61,10 @@ test("temperature first and last: different sets at T = 2, probabilities ∝ exp
 
 test("the temperature-place control moves temperature in the stages, the URL and the comparison's reason", { timeout: MINUTE }, async () => {
   await set({ temperature: 2, "top-p": 0.9, "temperature-place": 3 });
-  await page.waitForFunction(() => location.search.includes("order=top-k%2Ctop-p%2Cmin-p%2Ctemperature"));
+  await page.waitForFunction(() => location.search.includes("order=top-k,top-p,min-p,temperature"));
   assert.match(await page.textContent("[data-stage=top-p] figcaption"), /sees T = 1/);
   await set({ "temperature-place": 0 });
-  await page.waitForFunction(() => location.search.includes("order=temperature%2Ctop-k%2Ctop-p%2Cmin-p"));
+  await page.waitForFunction(() => location.search.includes("order=temperature,top-k,top-p,min-p"));
   assert.doesNotMatch(await page.textContent("[data-stage=top-p] figcaption"), /sees T = 1/);
 });
 

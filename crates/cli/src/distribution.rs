@@ -2,8 +2,10 @@
 //! engine's settings or under a system's defaults (`--system`, from `engine::systems`), with
 //! the stages in any order (`--order`). The kept candidates, renormalised, most likely first.
 
+use crate::cli::Sampling;
 use crate::commands::{load_model, session};
-use engine::sampler::{parse_order, SamplerSettings};
+use engine::sampler::{parse_order, Rng};
+use engine::SamplerSettings;
 use engine::systems::{preset, Overrides};
 use engine::{prompt_tokens, SystemPrompt};
 use serde_json::{json, Value};
@@ -18,18 +20,8 @@ pub struct Args {
     /// Use the prompt as-is, without the chat template.
     #[arg(long)]
     pub raw: bool,
-    /// 0 is greedy.
-    #[arg(long)]
-    pub temperature: Option<f32>,
-    /// 0 keeps every candidate.
-    #[arg(long)]
-    pub top_k: Option<usize>,
-    /// 1 keeps every candidate.
-    #[arg(long)]
-    pub top_p: Option<f32>,
-    /// 0 keeps every candidate.
-    #[arg(long)]
-    pub min_p: Option<f32>,
+    #[command(flatten)]
+    pub sampling: Sampling,
     /// The four stages in the order they run, comma-separated: a permutation of
     /// temperature, top-k, top-p and min-p (default temperature,top-k,top-p,min-p).
     #[arg(long, value_name = "LIST")]
@@ -45,19 +37,15 @@ pub struct Args {
 
 /// The settings the arguments ask for, checked.
 pub fn settings(a: &Args) -> Result<SamplerSettings, String> {
-    let o = Overrides { temperature: a.temperature, top_k: a.top_k, top_p: a.top_p, min_p: a.min_p };
     let mut s = match &a.system {
-        Some(name) => preset(name)?.settings(&o, SamplerSettings::default().seed)?,
-        None => {
-            let d = SamplerSettings::default();
-            SamplerSettings {
-                temperature: o.temperature.unwrap_or(d.temperature),
-                top_k: o.top_k.unwrap_or(d.top_k),
-                top_p: o.top_p.unwrap_or(d.top_p),
-                min_p: o.min_p.unwrap_or(d.min_p),
-                ..d
-            }
+        Some(name) => {
+            let g = &a.sampling;
+            let o = Overrides { temperature: g.temperature, top_k: g.top_k, top_p: g.top_p, min_p: g.min_p };
+            let mut s = preset(name)?.settings(&o, g.seed.unwrap_or(SamplerSettings::default().seed))?;
+            s.repeat_penalty = g.repeat_penalty.unwrap_or(s.repeat_penalty);
+            s
         }
+        None => crate::commands::settings(&a.sampling)?,
     };
     if let Some(order) = &a.order {
         s.order = parse_order(order).map_err(|e| e.to_string())?;
@@ -93,6 +81,7 @@ pub fn run(path: &Path, a: &Args) -> Result<Value, String> {
         })),
         "order": settings.order.iter().map(|s| s.name()).collect::<Vec<_>>(),
         "settings": {
+            "seed": settings.seed,
             "temperature": settings.temperature,
             "top_k": settings.top_k,
             "top_p": settings.top_p,
@@ -101,5 +90,7 @@ pub fn run(path: &Path, a: &Args) -> Result<Value, String> {
         },
         "kept": kept,
         "kept_count": dist.eligible,
+        // What `generate` with this seed and these settings draws first.
+        "sample": dist.draw(Rng::new(settings.seed).next_f64()),
     }))
 }

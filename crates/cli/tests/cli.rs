@@ -386,6 +386,8 @@ fn distribution_lists_the_kept_candidates_renormalised() {
     assert!(p.windows(2).all(|w| w[0] >= w[1]), "highest first");
     assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-4);
     assert!(v["system"].is_null());
+    // The seed's first draw falls on a kept candidate.
+    assert!(v["kept"].as_array().unwrap().iter().any(|r| r["id"] == v["sample"]), "{}", v["sample"]);
 }
 
 #[test]
