@@ -38,7 +38,7 @@ LAYERS = {
         ["lib"],
         ["reasoning", "batch_bench", "probe", "testing"],
         ["speculative", "batch"],
-        ["session"],
+        ["session", "systems"],
         ["chat", "sampler", "reference"],
         ["arch"],
         ["tokenizer", "kv_cache"],
@@ -47,7 +47,7 @@ LAYERS = {
         ["gguf", "memory"],
         ["error"],
     ],
-    "cli": [["main"], ["text", "bench", "reason", "probe"], ["model"], ["cli"]],
+    "cli": [["main"], ["text", "bench", "reason", "probe", "distribution"], ["model"], ["cli"]],
 }
 
 

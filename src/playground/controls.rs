@@ -1,15 +1,15 @@
 //! Every generation setting the engine has, as labelled, keyboard-operable controls: the
 //! preset they match, the sampler (temperature, top-k, top-p, min-p, repetition penalty and
-//! its window, the order of the cut stages, seed), the maximum length and stop sequences.
+//! its window, the order of the cut stages and temperature's place among them, seed), the maximum length and stop sequences.
 //! Nothing hidden changes the result.
 
-use super::link::{order_text, MAX_TOKENS, REPEAT_LAST_N};
+use super::link::{MAX_TOKENS, REPEAT_LAST_N};
 use super::presets::Preset;
 use crate::ui::field::{Slider, WholeNumber};
 use crate::ui::settings_query::{MAX_SEED, MIN_P, REPEAT_PENALTY, TEMPERATURE, TOP_K, TOP_P};
 use crate::protocol::MAX_STOP_SEQUENCES;
-use engine::sampler::CUT_ORDERS;
-use engine::{SamplerSettings, Stage};
+use crate::ui::stage_order::{CutOrder, TemperaturePlace};
+use engine::SamplerSettings;
 use leptos::prelude::*;
 
 /// Stop sequences as the box shows them: one a line, a line break written `\n`.
@@ -109,28 +109,8 @@ pub fn SamplerControls(
             >
                 "How far back the penalty looks, over the whole context."
             </WholeNumber>
-            <div class="control">
-                <label for="stage-order">"Order of the cuts"</label>
-                <select
-                    id="stage-order"
-                    data-testid="stage-order"
-                    aria-describedby="stage-order-hint"
-                    prop:value=move || settings.with(|s| order_text(&s.order))
-                    on:change=move |ev| {
-                        let chosen = event_target_value(&ev);
-                        if let Some(order) = CUT_ORDERS.iter().find(|o| order_text(&o[..]) == chosen) {
-                            settings.update(|s| s.order = order.to_vec());
-                        }
-                    }
-                >
-                    {CUT_ORDERS.map(|o| {
-                        let value = order_text(&o);
-                        let label = o.map(Stage::name).join(" → ");
-                        view! { <option value=value>{label}</option> }
-                    })}
-                </select>
-                <small id="stage-order-hint">"Each cut sees only what the earlier ones kept."</small>
-            </div>
+            <CutOrder settings/>
+            <TemperaturePlace settings/>
             <WholeNumber
                 id="seed" label="Seed" min=0 max=MAX_SEED
                 value=Signal::derive(move || settings.with(|s| s.seed))

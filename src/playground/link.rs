@@ -1,5 +1,5 @@
-//! The playground's link: Lesson 1's settings and prompt (`settings_query`), then the
-//! playground's own keys: `repeat_last_n`, `order`, `max_tokens`, `mode` (`chat` or `raw`),
+//! The playground's link: Lesson 1's settings, order and prompt (`settings_query`), then the
+//! playground's own keys: `repeat_last_n`, `max_tokens`, `mode` (`chat` or `raw`),
 //! `system` (absent: the model's default; empty: none) and `stop` (once per sequence).
 //! Bad values are clamped or replaced with a notice each, as in Lesson 1.
 
@@ -8,8 +8,7 @@ use crate::ui::settings_query::{
 };
 use crate::protocol::MAX_STOP_SEQUENCES;
 use engine::chat::DEFAULT_SYSTEM_PROMPT;
-use engine::sampler::CUT_ORDERS;
-use engine::{SamplerSettings, Stage};
+use engine::SamplerSettings;
 use serde::{Deserialize, Serialize};
 
 pub const DEFAULT_PROMPT: &str = "What is the capital of France?";
@@ -51,18 +50,6 @@ impl Setup {
     }
 }
 
-/// The stage order as the link writes it: `top-k,top-p,min-p`.
-pub fn order_text(order: &[Stage]) -> String {
-    order.iter().map(|s| s.name()).collect::<Vec<_>>().join(",")
-}
-
-fn parse_order(text: &str) -> Option<Vec<Stage>> {
-    CUT_ORDERS
-        .iter()
-        .find(|o| order_text(&o[..]) == text)
-        .map(|o| o.to_vec())
-}
-
 /// Reads a query over `start`; returns the setup and a notice for each change.
 pub fn from_link(query: &str, start: Setup) -> (Setup, Vec<String>) {
     let got = from_query(query, start.settings.clone(), &start.prompt);
@@ -83,13 +70,6 @@ pub fn from_link(query: &str, start: Setup) -> (Setup, Vec<String>) {
             "max_tokens" => {
                 setup.max_tokens = clamp(&MAX_TOKENS, &value, setup.max_tokens as f64, &mut notices) as usize
             }
-            "order" => match parse_order(&value) {
-                Some(order) => setup.settings.order = order,
-                None => notices.push(format!(
-                    "The link's order “{value}” is not top-k, top-p and min-p, each once: using {}.",
-                    order_text(&setup.settings.order)
-                )),
-            },
             "mode" => match value.as_str() {
                 "chat" => setup.chat = true,
                 "raw" => setup.chat = false,
@@ -123,10 +103,9 @@ pub fn from_link(query: &str, start: Setup) -> (Setup, Vec<String>) {
 pub fn to_link(setup: &Setup) -> String {
     let s = &setup.settings;
     let mut query = format!(
-        "{}&repeat_last_n={}&order={}&max_tokens={}&mode={}",
+        "{}&repeat_last_n={}&max_tokens={}&mode={}",
         to_query(s, &setup.prompt),
         s.repeat_last_n,
-        order_text(&s.order),
         setup.max_tokens,
         if setup.chat { "chat" } else { "raw" }
     );
@@ -143,6 +122,7 @@ pub fn to_link(setup: &Setup) -> String {
 mod tests {
     use super::*;
     use crate::playground::presets::playground_defaults;
+    use engine::Stage;
     use wasm_bindgen_test::wasm_bindgen_test;
 
     fn start() -> Setup {
@@ -160,7 +140,7 @@ mod tests {
                 repeat_penalty: 1.3,
                 repeat_last_n: 16,
                 seed: 77,
-                order: vec![Stage::MinP, Stage::TopP, Stage::TopK],
+                order: vec![Stage::MinP, Stage::Temperature, Stage::TopP, Stage::TopK],
             },
             max_tokens: 300,
             chat: false,
@@ -192,7 +172,7 @@ mod tests {
             ),
             (
                 0,
-                vec![Stage::TopK, Stage::TopP, Stage::MinP],
+                engine::sampler::DEFAULT_ORDER.to_vec(),
                 1024,
                 true,
                 vec!["a".to_string()],

@@ -2,7 +2,8 @@
 //! (never the seed, which is the learner's), and the settings in use are named by the preset
 //! they equal, or "custom" once anything differs.
 
-use engine::{SamplerSettings, Stage};
+use engine::sampler::DEFAULT_ORDER;
+use engine::SamplerSettings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Preset {
@@ -49,7 +50,7 @@ impl Preset {
             min_p,
             repeat_penalty,
             repeat_last_n: 64,
-            order: vec![Stage::TopK, Stage::TopP, Stage::MinP],
+            order: DEFAULT_ORDER.to_vec(),
             seed: s.seed,
         }
     }
@@ -68,6 +69,7 @@ pub fn playground_defaults() -> SamplerSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::Stage;
     use wasm_bindgen_test::wasm_bindgen_test;
 
     #[wasm_bindgen_test]
@@ -92,7 +94,7 @@ mod tests {
                 "{p:?} with another top-k is custom"
             );
             let reordered = SamplerSettings {
-                order: vec![Stage::MinP, Stage::TopK, Stage::TopP],
+                order: vec![Stage::Temperature, Stage::MinP, Stage::TopK, Stage::TopP],
                 ..s
             };
             assert_eq!(Preset::of(&reordered), None);

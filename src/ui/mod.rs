@@ -13,4 +13,5 @@ pub mod lab;
 pub mod model_status;
 pub mod prose;
 pub mod settings_query;
+pub mod stage_order;
 pub mod token_text;

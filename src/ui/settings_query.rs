@@ -1,9 +1,10 @@
 //! Sampler settings and a prompt in a URL query (`temperature`, `top_k`, `top_p`, `min_p`,
-//! `repeat_penalty`, `seed`, `prompt`), as Lesson 1 and the playground keep them, so that a
+//! `repeat_penalty`, `seed`, `prompt`, `order`), as Lesson 1 and the playground keep them, so that a
 //! link reproduces what the learner saw: their bounds on the page, reading and writing. A
 //! bad value in a link is clamped or replaced, and each change is reported as a notice
 //! rather than silently applied. A page's own further keys come back in `FromUrl::rest`.
 
+use engine::sampler::{order_text, parse_order, CUT_ORDERS, Stage};
 use engine::SamplerSettings;
 
 /// Seeds stay below 2³² so that JavaScript numbers (the inputs, the tests) hold them exactly.
@@ -105,6 +106,13 @@ pub fn from_query(query: &str, start: SamplerSettings, default_prompt: &str) -> 
             }
             "seed" => settings.seed = number(&SEED, settings.seed as f64) as u64,
             "prompt" => prompt = checked_prompt(&value, default_prompt, &mut notices),
+            "order" => match link_order(&value) {
+                Some(order) => settings.order = order,
+                None => notices.push(format!(
+                    "The link's order “{value}” is not temperature, top-k, top-p and min-p, each once: using {}.",
+                    order_text(&settings.order)
+                )),
+            },
             _ => rest.push((key, value)),
         }
     }
@@ -116,17 +124,29 @@ pub fn from_query(query: &str, start: SamplerSettings, default_prompt: &str) -> 
     }
 }
 
+/// An order as a link writes it; links from before temperature could move list the three
+/// cuts only, with temperature first.
+fn link_order(text: &str) -> Option<Vec<Stage>> {
+    parse_order(text).ok().or_else(|| {
+        CUT_ORDERS
+            .iter()
+            .find(|cuts| order_text(&cuts[..]) == text)
+            .map(|cuts| [&[Stage::Temperature][..], cuts].concat())
+    })
+}
+
 /// The query that reproduces `settings` and `prompt` (without the `?`).
 pub fn to_query(s: &SamplerSettings, prompt: &str) -> String {
     format!(
-        "temperature={}&top_k={}&top_p={}&min_p={}&repeat_penalty={}&seed={}&prompt={}",
+        "temperature={}&top_k={}&top_p={}&min_p={}&repeat_penalty={}&seed={}&prompt={}&order={}",
         s.temperature,
         s.top_k,
         s.top_p,
         s.min_p,
         s.repeat_penalty,
         s.seed,
-        percent_encode(prompt)
+        percent_encode(prompt),
+        order_text(&s.order)
     )
 }
 
@@ -252,6 +272,7 @@ mod tests {
             min_p: 0.02,
             repeat_penalty: 1.25,
             seed: 99,
+            order: vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature],
             ..defaults()
         };
         let prompt = "a&b=c + d %41 ü\n?";
@@ -296,6 +317,19 @@ mod tests {
         assert_eq!(got.notices.len(), 7, "{:?}", got.notices);
         assert!(got.notices[0].contains("temperature “NaN” is not a number (0–2): using 0.8"));
         assert!(got.notices[4].contains("seed 1.5 is not a whole number: using 2"));
+    }
+
+    #[wasm_bindgen_test]
+    fn orders_old_links_and_bad_ones() {
+        // A link from before temperature could move: the cuts alone, temperature first.
+        let old = from_query("order=min-p,top-k,top-p");
+        assert_eq!(
+            (old.settings.order, old.notices.len()),
+            (vec![Stage::Temperature, Stage::MinP, Stage::TopK, Stage::TopP], 0)
+        );
+        let bad = from_query("order=top-k,temperature");
+        assert_eq!(bad.settings.order, defaults().order);
+        assert!(bad.notices[0].contains("order “top-k,temperature” is not temperature, top-k, top-p and min-p"));
     }
 
     #[wasm_bindgen_test]

@@ -273,8 +273,12 @@ test("each exercise's check passes on a right state and fails on a wrong one", {
 
   await set({ ...NO_CUTS, temperature: 1.5 });
   assert.equal(await exercise("ex-varied-but-plausible"), "false", "hot, but nothing cuts the tail");
-  await set({ "top-p": 0.9 });
-  assert.equal(await exercise("ex-varied-but-plausible"), "true");
+  await set({ temperature: 2, "top-k": 5, "top-p": 0.9 });
+  assert.equal(await exercise("ex-varied-but-plausible"), "false", "two cuts");
+  await set({ "top-p": 1, "top-k": 3 });
+  assert.equal(await exercise("ex-varied-but-plausible"), "false", "fewer than five keep a share");
+  await set({ "top-k": 5 });
+  assert.equal(await exercise("ex-varied-but-plausible"), "true", "five, evened out by T = 2");
 
   await set({ ...NO_CUTS, temperature: 1, "top-k": 3, "top-p": 0.95 });
   assert.equal(await exercise("ex-top-k-three"), "false", "top-p also cuts");

@@ -61,31 +61,38 @@ const tokens = () =>
 
 test("the link holds every setting and the first prompt; bad values are clamped with a notice each", { timeout: 3 * MINUTE }, async () => {
   await open(
-    "?temperature=0.5&top_k=5&top_p=0.6&min_p=0.03&repeat_penalty=1.25&seed=3&prompt=Hi%20there&repeat_last_n=32&order=min-p,top-k,top-p&max_tokens=7&mode=chat&system=Be%20brief.&stop=xyz",
+    "?temperature=0.5&top_k=5&top_p=0.6&min_p=0.03&repeat_penalty=1.25&seed=3&prompt=Hi%20there&repeat_last_n=32&order=min-p,temperature,top-k,top-p&max_tokens=7&mode=chat&system=Be%20brief.&stop=xyz",
   );
   assert.deepEqual(
     [await value("temperature"), await value("top-k"), await value("top-p"), await value("min-p"), await value("repeat-penalty")],
     ["0.5", "5", "0.6", "0.03", "1.25"],
   );
   assert.deepEqual(
-    [await value("repeat-last-n"), await value("stage-order"), await value("max-tokens"), await value("seed")],
-    ["32", "min-p,top-k,top-p", "7", "3"],
+    [await value("repeat-last-n"), await value("stage-order"), await value("temperature-place"), await value("max-tokens"), await value("seed")],
+    ["32", "min-p,top-k,top-p", "1", "7", "3"],
   );
   assert.deepEqual([await value("prompt"), await value("system-prompt"), await value("stop-sequences")], ["Hi there", "Be brief.", "xyz"]);
   assert.equal(await value("preset"), "custom");
   assert.equal(await page.$(sel("url-notice")), null, "a good link has no notice");
 
   // A change is written back to the address.
+  // Temperature keeps its place (after the first cut) when the cuts are reordered.
   await page.selectOption(sel("stage-order"), "top-p,min-p,top-k");
-  await page.waitForFunction(() => location.search.includes("order=top-p%2Cmin-p%2Ctop-k") || location.search.includes("order=top-p,min-p,top-k"));
+  await page.waitForFunction(() => location.search.includes("order=top-p,temperature,min-p,top-k"));
+  await page.selectOption(sel("temperature-place"), "3");
+  await page.waitForFunction(() => location.search.includes("order=top-p,min-p,top-k,temperature"));
   assert.match(await page.evaluate(() => location.search), /system=Be%20brief\.&stop=xyz$/);
+  // A link from before temperature could move lists the cuts only: temperature first.
+  await open("?order=min-p,top-p,top-k");
+  assert.deepEqual([await value("stage-order"), await value("temperature-place")], ["min-p,top-p,top-k", "0"]);
+  assert.equal(await page.$(sel("url-notice")), null);
 
   await open("?top_k=500&order=top-k,top-k&max_tokens=0&mode=poem&repeat_last_n=x");
   const notices = await page.$$eval(`${sel("url-notice")} li`, (els) => els.map((e) => e.textContent));
   assert.equal(notices.length, 5, notices.join("\n"));
   assert.match(notices.join("\n"), /top_k 500 is outside 0–100: using 100/);
-  assert.match(notices.join("\n"), /order “top-k,top-k” is not top-k, top-p and min-p, each once/);
-  assert.deepEqual([await value("top-k"), await value("max-tokens"), await value("stage-order")], ["100", "1", "top-k,top-p,min-p"]);
+  assert.match(notices.join("\n"), /order “top-k,top-k” is not temperature, top-k, top-p and min-p, each once/);
+  assert.deepEqual([await value("top-k"), await value("max-tokens"), await value("stage-order"), await value("temperature-place")], ["100", "1", "top-k,top-p,min-p", "0"]);
 });
 
 test("presets set visible values; any change makes the settings custom", { timeout: MINUTE }, async () => {

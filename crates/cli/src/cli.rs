@@ -83,6 +83,9 @@ pub enum Command {
         #[arg(long, default_value_t = 5)]
         rounds: usize,
     },
+    /// The kept next-token candidates and their final probabilities for a prompt, under this
+    /// engine's settings or a system's defaults (--system), stages in any order (--order).
+    Distribution(Distribution),
     /// Judge one reply with the Lesson 3 checker: for a bundled task (--task), or for a
     /// question given here (--question, --kind, --answers).
     Check(Check),
@@ -129,6 +132,31 @@ pub struct Prompt {
     /// A system prompt of one's own in place of the model's default, as the playground sends it.
     #[arg(long, value_name = "TEXT", conflicts_with_all = ["raw", "no_system_prompt"])]
     pub system: Option<String>,
+}
+
+/// `distribution`'s arguments (run in distribution.rs).
+/// Negative numbers are values here (to be refused with a reason), not options.
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct Distribution {
+    #[arg(long)]
+    pub prompt: String,
+    /// Use the prompt as-is, without the chat template.
+    #[arg(long)]
+    pub raw: bool,
+    #[command(flatten)]
+    pub sampling: Sampling,
+    /// The four stages in the order they run, comma-separated: a permutation of
+    /// temperature, top-k, top-p and min-p (default temperature,top-k,top-p,min-p).
+    #[arg(long, value_name = "LIST")]
+    pub order: Option<String>,
+    /// A system's defaults and order (hf, llama.cpp, vllm, ollama, openai); the flags above
+    /// override them.
+    #[arg(long, value_name = "NAME")]
+    pub system: Option<String>,
+    /// List only the N most likely kept candidates (kept_count still counts them all).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
 }
 
 #[derive(Args)]

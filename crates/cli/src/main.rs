@@ -3,6 +3,7 @@
 
 mod bench;
 mod cli;
+mod distribution;
 mod model;
 mod probe;
 mod reason;
@@ -49,6 +50,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         Command::Lens { prompt, top } => probe::lens(model, &prompt, top),
         Command::BenchPass { tokens, rounds } => bench::bench_pass(model, &tokens, rounds),
         Command::Check(c) => reason::check_reply(&c),
+        Command::Distribution(d) => distribution::run(model, &d),
     }
 }
 

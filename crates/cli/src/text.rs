@@ -26,7 +26,7 @@ pub fn logits(path: &Path, ids: &[u32], top: usize) -> Result<Value, String> {
     Ok(json!(rows))
 }
 
-fn settings(a: &Sampling) -> Result<SamplerSettings, String> {
+pub fn settings(a: &Sampling) -> Result<SamplerSettings, String> {
     let d = SamplerSettings::default();
     let s = SamplerSettings {
         temperature: a.temperature.unwrap_or(d.temperature),

@@ -366,3 +366,72 @@ fn self_consistency_reports_the_sampling_curves() {
     let direct = json(&["reason", "--model", "/nonexistent", "--strategy", "direct", "--limit", "0"]);
     assert!(direct.get("pass_at_k").is_none());
 }
+
+/// `distribution`'s kept candidates: (probability) rows, highest first, summing to 1.
+fn kept(v: &Value) -> Vec<f64> {
+    let rows = v["kept"].as_array().expect("kept is a list");
+    assert!(rows.iter().all(|r| r["id"].is_u64() && r["token"].is_string()));
+    rows.iter().map(|r| r["prob"].as_f64().unwrap()).collect()
+}
+
+#[test]
+fn distribution_lists_the_kept_candidates_renormalised() {
+    let v = json(&["distribution", "--model", model(), "--prompt", "Suggest a name for a pet cat."]);
+    assert_eq!(v["order"], serde_json::json!(["temperature", "top-k", "top-p", "min-p"]));
+    let s = &v["settings"];
+    assert_eq!((s["temperature"].as_f64(), s["top_k"].as_u64()), (Some(0.800000011920929), Some(40)));
+    let p = kept(&v);
+    assert_eq!(p.len() as u64, v["kept_count"].as_u64().unwrap());
+    assert!((1..=40).contains(&p.len()));
+    assert!(p.windows(2).all(|w| w[0] >= w[1]), "highest first");
+    assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-4);
+    assert!(v["system"].is_null());
+    // The seed's first draw falls on a kept candidate.
+    assert!(v["kept"].as_array().unwrap().iter().any(|r| r["id"] == v["sample"]), "{}", v["sample"]);
+}
+
+#[test]
+fn distribution_with_temperature_last_keeps_what_the_models_own_probabilities_allow() {
+    let base = ["distribution", "--model", model(), "--prompt", "Suggest a name for a pet cat."];
+    let with = |extra: &[&str]| json(&[&base[..], extra].concat());
+    let cuts = ["--temperature", "2", "--top-k", "0", "--top-p", "0.9", "--min-p", "0"];
+    let first = with(&cuts);
+    let last = with(&[&cuts[..], &["--order", "top-k,top-p,min-p,temperature"]].concat());
+    assert_eq!(last["order"], serde_json::json!(["top-k", "top-p", "min-p", "temperature"]));
+    // At T = 2 the probabilities are flatter, so top-p at T needs more candidates than at T = 1.
+    assert!(first["kept_count"].as_u64() > last["kept_count"].as_u64(), "{} vs {}", first["kept_count"], last["kept_count"]);
+    // Temperature last: the survivors' shares are softmax(z / 2), so their ratio is the square
+    // root of the ratio at T = 1, which a run at T = 1 with the same cut gives.
+    let one = with(&["--temperature", "1", "--top-k", "0", "--top-p", "0.9", "--min-p", "0"]);
+    assert_eq!(one["kept_count"], last["kept_count"]);
+    let (a, b) = (kept(&last), kept(&one));
+    assert!(((a[0] / a[1]) - (b[0] / b[1]).sqrt()).abs() < 1e-4, "{a:?} {b:?}");
+}
+
+#[test]
+fn distribution_takes_a_systems_defaults_and_order_with_flags_overriding() {
+    let v = json(&["distribution", "--model", model(), "--prompt", "Hi", "--system", "llama.cpp"]);
+    assert_eq!(v["order"], serde_json::json!(["top-k", "top-p", "min-p", "temperature"]));
+    let s = &v["settings"];
+    assert_eq!((s["top_k"].as_u64(), s["top_p"].as_f64(), s["min_p"].as_f64()), (Some(40), Some(0.949999988079071), Some(0.05000000074505806)));
+    assert_eq!(v["system"]["id"], "llama.cpp");
+    assert!(v["system"]["sources"].as_array().is_some_and(|s| !s.is_empty() && s.iter().all(|s| s["version"].is_string())));
+    assert_eq!(json(&["distribution", "--model", model(), "--prompt", "Hi", "--system", "hf"])["kept_count"], 1, "greedy");
+    let o = json(&["distribution", "--model", model(), "--prompt", "Hi", "--system", "ollama", "--top-k", "3", "--temperature", "0.5"]);
+    assert_eq!((o["settings"]["top_k"].as_u64(), o["settings"]["temperature"].as_f64()), (Some(3), Some(0.5)));
+    assert_eq!(o["order"], serde_json::json!(["top-k", "temperature", "top-p", "min-p"]));
+    assert!(o["kept_count"].as_u64().unwrap() <= 3);
+}
+
+#[test]
+fn distribution_refuses_what_a_system_lacks_and_a_bad_order() {
+    let base = ["distribution", "--model", model(), "--prompt", "Hi"];
+    let fails = |extra: &[&str], message: &str| fails_with(&[&base[..], extra].concat(), message);
+    fails(&["--system", "openai", "--top-k", "5"], "OpenAI API (chat completions, responses) has no top-k (it has temperature, top-p)");
+    fails(&["--system", "openai", "--temperature", "3"], "takes a temperature from 0 to 2, not 3");
+    fails(&["--system", "hf", "--temperature", "0"], "strictly positive");
+    fails(&["--system", "gpt"], "unknown system “gpt”: one of hf, llama.cpp, vllm, ollama, openai");
+    fails(&["--order", "top-k,top-p"], "order = top-k,top-p: must list temperature, top-k, top-p and min-p once each");
+    fails(&["--order", "temperature,top-k,top-k,min-p"], "must list temperature, top-k, top-p and min-p once each");
+    fails(&["--top-p", "1.5"], "top_p = 1.5");
+}

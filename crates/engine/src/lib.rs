@@ -18,6 +18,7 @@ pub mod quant;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod sampler;
+pub mod systems;
 pub mod session;
 pub mod speculative;
 pub mod testing;

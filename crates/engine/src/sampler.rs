@@ -1,18 +1,24 @@
 //! The sampler as data. The pipeline is
-//! logits → repetition penalty → temperature → softmax → cut stages → renormalise → draw,
+//! logits → repetition penalty → {temperature, top-k, top-p, min-p} → renormalise → draw,
 //! and every stage's result is kept, per candidate, so that the page can draw exactly
-//! what decided the next token. The cut stages run in `SamplerSettings::order`; the
-//! default order is top-k, then top-p, then min-p (as in Hugging Face's generation).
+//! what decided the next token. The four middle stages run in `SamplerSettings::order`.
+//! The default is temperature, then top-k, top-p, min-p: the cuts see the probabilities at
+//! T. With temperature later (llama.cpp's default chain ends with it), the cuts before it
+//! see the model's own probabilities (T = 1), and temperature reshapes only what they kept.
+//! Either way the result is softmax(logits / T) over the kept set, renormalised: applying T
+//! to the survivors' logits and renormalising is that same distribution.
 
 use crate::error::{EngineError, Result};
 use serde::{Deserialize, Serialize};
 
-/// A stage that can make a candidate ineligible.
+/// A stage of the pipeline: the four that `SamplerSettings::order` arranges, and `Greedy`,
+/// the name of the cut that temperature 0 makes where temperature stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stage {
-    /// Temperature 0: only the most likely token stays.
+    /// Temperature 0: only the most likely token still eligible stays.
     Greedy,
+    Temperature,
     TopK,
     TopP,
     MinP,
@@ -22,11 +28,41 @@ impl Stage {
     pub fn name(self) -> &'static str {
         match self {
             Stage::Greedy => "greedy",
+            Stage::Temperature => "temperature",
             Stage::TopK => "top-k",
             Stage::TopP => "top-p",
             Stage::MinP => "min-p",
         }
     }
+
+    /// One of the four stages an order lists, by its `name`.
+    pub fn from_name(name: &str) -> Option<Stage> {
+        DEFAULT_ORDER.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// The default order: temperature, then the cuts (as in Hugging Face's generation).
+pub const DEFAULT_ORDER: [Stage; 4] = [Stage::Temperature, Stage::TopK, Stage::TopP, Stage::MinP];
+
+const ORDER_RULE: &str = "must list temperature, top-k, top-p and min-p once each, comma-separated";
+
+/// An order written as names, comma-separated (`top-k,top-p,min-p,temperature`).
+pub fn parse_order(text: &str) -> Result<Vec<Stage>> {
+    let bad = || EngineError::InvalidSetting { name: "order", value: text.to_string(), reason: ORDER_RULE };
+    let order = text.split(',').map(|n| Stage::from_name(n.trim()).ok_or_else(bad)).collect::<Result<Vec<_>>>()?;
+    if !is_order(&order) {
+        return Err(bad());
+    }
+    Ok(order)
+}
+
+/// The order as `parse_order` reads it.
+pub fn order_text(order: &[Stage]) -> String {
+    order.iter().map(|s| s.name()).collect::<Vec<_>>().join(",")
+}
+
+fn is_order(order: &[Stage]) -> bool {
+    order.len() == DEFAULT_ORDER.len() && DEFAULT_ORDER.iter().all(|s| order.contains(s))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,7 +81,8 @@ pub struct SamplerSettings {
     pub repeat_penalty: f32,
     pub repeat_last_n: usize,
     pub seed: u64,
-    /// The order of the cut stages: a permutation of top-k, top-p and min-p.
+    /// The order of the stages after the penalty: a permutation of temperature, top-k,
+    /// top-p and min-p (`DEFAULT_ORDER`).
     pub order: Vec<Stage>,
 }
 
@@ -59,12 +96,12 @@ impl Default for SamplerSettings {
             repeat_penalty: 1.0,
             repeat_last_n: 64,
             seed: 42,
-            order: vec![Stage::TopK, Stage::TopP, Stage::MinP],
+            order: DEFAULT_ORDER.to_vec(),
         }
     }
 }
 
-/// Every order of the three cut stages (`SamplerSettings::order`).
+/// Every order of the three cut stages (`SamplerSettings::cuts`).
 pub const CUT_ORDERS: [[Stage; 3]; 6] = {
     use Stage::{MinP, TopK, TopP};
     [
@@ -108,17 +145,27 @@ impl SamplerSettings {
         if !rp.is_finite() || rp <= 0.0 || rp > MAX_REPEAT_PENALTY {
             return bad("repeat_penalty", rp, "must be in (0, 10]; 1 turns it off");
         }
-        let mut order = self.order.clone();
-        order.sort_by_key(|s| *s as u8);
-        if order != [Stage::TopK, Stage::TopP, Stage::MinP] {
-            let names: Vec<_> = self.order.iter().map(|s| s.name()).collect();
-            return Err(EngineError::InvalidSetting {
-                name: "order",
-                value: names.join(","),
-                reason: "must list top-k, top-p and min-p once each",
-            });
+        if !is_order(&self.order) {
+            return Err(EngineError::InvalidSetting { name: "order", value: order_text(&self.order), reason: ORDER_RULE });
         }
         Ok(())
+    }
+
+    /// The cut stages in their order, without temperature.
+    pub fn cuts(&self) -> Vec<Stage> {
+        self.order.iter().copied().filter(|&s| s != Stage::Temperature).collect()
+    }
+
+    /// How many cuts run before temperature: 0 (first, the default) to 3 (last).
+    pub fn temperature_place(&self) -> usize {
+        self.order.iter().position(|&s| s == Stage::Temperature).unwrap_or(0)
+    }
+
+    /// The order with `cuts` in their order and temperature after the first `place` of them.
+    pub fn arrange(&mut self, cuts: &[Stage], place: usize) {
+        let mut order = cuts.to_vec();
+        order.insert(place.min(order.len()), Stage::Temperature);
+        self.order = order;
     }
 }
 
@@ -132,6 +179,9 @@ pub struct Candidate {
     pub penalized: f32,
     /// softmax(penalized / T) over the whole vocabulary, before any cut.
     pub prob: f32,
+    /// softmax(penalized) at T = 1 over the whole vocabulary: what a cut placed before
+    /// temperature sees.
+    pub model_prob: f32,
     /// The stage that excluded it; `None` while it is eligible.
     pub cut_by: Option<Stage>,
     /// The renormalised probability it is drawn with (0 when cut).
@@ -217,43 +267,55 @@ pub fn distribution(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Dis
     keys.sort_unstable();
     let order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
 
-    // Softmax at T in f64, so that tiny probabilities still add up to 1.
-    let probs: Vec<f64> = if s.temperature == 0.0 {
-        order.iter().enumerate().map(|(rank, _)| if rank == 0 { 1.0 } else { 0.0 }).collect()
-    } else {
-        let t = s.temperature as f64;
+    // Softmax in f64, so that tiny probabilities still add up to 1: at T (one-hot at T = 0),
+    // and at T = 1 for the cuts that run before temperature.
+    let softmax = |t: f64| -> Vec<f64> {
         let max = penalized[order[0] as usize] as f64;
         let e: Vec<f64> = order.iter().map(|&i| ((penalized[i as usize] as f64 - max) / t).exp()).collect();
         let sum: f64 = e.iter().sum();
         e.into_iter().map(|x| x / sum).collect()
     };
+    let probs: Vec<f64> = if s.temperature == 0.0 {
+        order.iter().enumerate().map(|(rank, _)| if rank == 0 { 1.0 } else { 0.0 }).collect()
+    } else {
+        softmax(s.temperature as f64)
+    };
+    let model_probs = if s.temperature == 1.0 { probs.clone() } else { softmax(1.0) };
     let mut cut: Vec<Option<Stage>> = vec![None; order.len()];
-    if s.temperature == 0.0 {
-        cut.iter_mut().skip(1).for_each(|c| *c = Some(Stage::Greedy));
-    }
+    let mut seen = &model_probs;
     for &stage in &s.order {
         let eligible: Vec<usize> = (0..order.len()).filter(|&r| cut[r].is_none()).collect();
         match stage {
+            Stage::Temperature => {
+                seen = &probs;
+                // Greedy keeps the most likely of those still eligible: every cut keeps the
+                // most likely token, so that is the argmax in every order.
+                if s.temperature == 0.0 {
+                    for &r in eligible.iter().skip(1) {
+                        cut[r] = Some(Stage::Greedy);
+                    }
+                }
+            }
             Stage::TopK if s.top_k > 0 => {
                 for &r in eligible.iter().skip(s.top_k) {
                     cut[r] = Some(Stage::TopK);
                 }
             }
             Stage::TopP if s.top_p < 1.0 => {
-                let mass: f64 = eligible.iter().map(|&r| probs[r]).sum();
+                let mass: f64 = eligible.iter().map(|&r| seen[r]).sum();
                 let mut cum = 0.0;
                 for &r in &eligible {
                     // Keep while the mass so far is short of p: the smallest prefix reaching p.
                     if cum >= s.top_p as f64 * mass {
                         cut[r] = Some(Stage::TopP);
                     }
-                    cum += probs[r];
+                    cum += seen[r];
                 }
             }
             Stage::MinP if s.min_p > 0.0 => {
-                let top = eligible.first().map_or(0.0, |&r| probs[r]);
+                let top = eligible.first().map_or(0.0, |&r| seen[r]);
                 for &r in &eligible {
-                    if probs[r] < s.min_p as f64 * top {
+                    if seen[r] < s.min_p as f64 * top {
                         cut[r] = Some(Stage::MinP);
                     }
                 }
@@ -273,6 +335,7 @@ pub fn distribution(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Dis
             logit: logits[id as usize],
             penalized: penalized[id as usize],
             prob: probs[r] as f32,
+            model_prob: model_probs[r] as f32,
             cut_by: cut[r],
             final_prob: if cut[r].is_none() { (probs[r] / mass) as f32 } else { 0.0 },
         })

@@ -228,15 +228,28 @@ fn out_of_range_sampler_settings() {
 }
 
 #[test]
-fn cut_stage_orders_that_are_not_a_permutation() {
+fn stage_orders_that_are_not_a_permutation() {
+    use engine::sampler::parse_order;
     let with = |order: Vec<Stage>| SamplerSettings { order, ..SamplerSettings::default() };
-    let want = "must list top-k, top-p and min-p once each";
+    let want = "must list temperature, top-k, top-p and min-p once each";
     fails(with(vec![]).validate(), &["invalid setting order = :", want]);
     fails(with(vec![Stage::TopK, Stage::MinP]).validate(), &["order = top-k,min-p", want]);
-    fails(with(vec![Stage::Greedy, Stage::TopP, Stage::MinP]).validate(), &["order = greedy,top-p,min-p", want]);
+    // The three cuts alone no longer say where temperature goes.
+    fails(with(vec![Stage::TopK, Stage::TopP, Stage::MinP]).validate(), &["order = top-k,top-p,min-p", want]);
     fails(
-        with(vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::TopK]).validate(),
-        &["order = top-k,top-p,min-p,top-k", want],
+        with(vec![Stage::Greedy, Stage::TopK, Stage::TopP, Stage::MinP]).validate(),
+        &["order = greedy,top-k,top-p,min-p", want],
+    );
+    fails(
+        with(vec![Stage::Temperature, Stage::TopK, Stage::TopP, Stage::MinP, Stage::TopK]).validate(),
+        &["order = temperature,top-k,top-p,min-p,top-k", want],
+    );
+    for text in ["", "top-k,top-p,min-p", "temperature,top-k,top-k,min-p", "temp,top-k,top-p,min-p", "greedy,top-k,top-p,min-p"] {
+        fails(parse_order(text), &[&format!("order = {text}:"), want]);
+    }
+    assert_eq!(
+        parse_order(" top-k, top-p,min-p ,temperature").unwrap(),
+        [Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature]
     );
 }
 

@@ -127,7 +127,7 @@ fn the_order_of_cut_stages_is_configurable() {
     let l: Vec<f32> = [0.3f32, 0.25, 0.2, 0.15, 0.1].iter().map(|p| p.ln()).collect();
     let mut s = settings(1.0, 2, 0.6, 0.0);
     let k_first = distribution(&l, &s, &[]);
-    s.order = vec![Stage::TopP, Stage::TopK, Stage::MinP];
+    s.order = vec![Stage::Temperature, Stage::TopP, Stage::TopK, Stage::MinP];
     let p_first = distribution(&l, &s, &[]);
     assert_eq!((k_first.eligible, p_first.eligible), (2, 2));
     // The same survivors, but the stage that removed the tail depends on the order.
@@ -227,4 +227,168 @@ fn rng_at_reaches_the_nth_draw_directly() {
             assert_eq!(Rng::at(seed, n).next_u64(), want, "seed {seed}, draw {n}");
         }
     }
+}
+
+/// Every order of the four stages.
+fn all_orders() -> Vec<Vec<Stage>> {
+    let mut out: Vec<Vec<Stage>> = vec![vec![]];
+    for _ in 0..4 {
+        let mut longer = Vec::new();
+        for o in &out {
+            for s in engine::sampler::DEFAULT_ORDER.into_iter().filter(|s| !o.contains(s)) {
+                longer.push([o.clone(), vec![s]].concat());
+            }
+        }
+        out = longer;
+    }
+    out
+}
+
+/// The pipeline computed directly from its definition, over a kept set of ids: every cut
+/// takes the softmax of the kept logits at the temperature reached so far (1 before the
+/// temperature stage), and the result is softmax(logits / T) over the kept set.
+fn direct(l: &[f32], s: &SamplerSettings) -> Vec<(u32, f64)> {
+    let mut kept: Vec<u32> = (0..l.len() as u32).collect();
+    kept.sort_by(|&a, &b| l[b as usize].total_cmp(&l[a as usize]).then(a.cmp(&b)));
+    let softmax = |kept: &[u32], t: f64| -> Vec<f64> {
+        let e: Vec<f64> = kept.iter().map(|&i| (l[i as usize] as f64 / t).exp()).collect();
+        let z: f64 = e.iter().sum();
+        e.iter().map(|x| x / z).collect()
+    };
+    let mut t = 1.0;
+    for &stage in &s.order {
+        match stage {
+            Stage::Temperature if s.temperature == 0.0 => kept.truncate(1),
+            Stage::Temperature => t = s.temperature as f64,
+            Stage::TopK if s.top_k > 0 => kept.truncate(s.top_k),
+            Stage::TopP if s.top_p < 1.0 => {
+                let p = softmax(&kept, t);
+                let n = (0..kept.len()).find(|&i| p[..=i].iter().sum::<f64>() >= s.top_p as f64).map_or(kept.len(), |i| i + 1);
+                kept.truncate(n);
+            }
+            Stage::MinP if s.min_p > 0.0 => {
+                let p = softmax(&kept, t);
+                let floor = s.min_p as f64 * p[0];
+                kept = kept.iter().zip(&p).filter(|(_, &q)| q >= floor).map(|(&i, _)| i).collect();
+            }
+            _ => {}
+        }
+    }
+    let fin = if s.temperature == 0.0 { vec![1.0] } else { softmax(&kept, s.temperature as f64) };
+    kept.into_iter().zip(fin).collect()
+}
+
+#[test]
+fn every_order_equals_the_direct_computation() {
+    let mut checked = 0;
+    for seed in 0..6 {
+        let l: Vec<f32> = logits(400, 100 + seed).iter().map(|x| x * 0.6).collect();
+        for base in [
+            settings(0.7, 40, 0.9, 0.05),
+            settings(1.0, 0, 0.8, 0.0),
+            settings(1.8, 20, 0.7, 0.1),
+            settings(3.0, 0, 0.5, 0.02),
+            settings(0.4, 0, 1.0, 0.3),
+            settings(0.0, 10, 0.9, 0.05),
+        ] {
+            for order in all_orders() {
+                let s = SamplerSettings { order, ..base.clone() };
+                let d = distribution(&l, &s, &[]);
+                let got: Vec<(u32, f64)> =
+                    d.candidates.iter().filter(|c| c.eligible()).map(|c| (c.id, c.final_prob as f64)).collect();
+                let want = direct(&l, &s);
+                assert_eq!(
+                    got.iter().map(|g| g.0).collect::<Vec<_>>(),
+                    want.iter().map(|w| w.0).collect::<Vec<_>>(),
+                    "kept set, {s:?}"
+                );
+                for ((id, g), (_, w)) in got.iter().zip(&want) {
+                    assert!((g - w).abs() < 1e-6, "id {id}: {g} vs {w}, {s:?}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 6 * 6 * 24);
+}
+
+#[test]
+fn temperature_last_lets_the_cuts_see_the_models_own_probabilities() {
+    // Model probabilities 0.5, 0.3, 0.15, 0.05; at T = 2 they flatten to about
+    // 0.379, 0.294, 0.208, 0.120, so that top-p = 0.75 needs three of them.
+    let l: Vec<f32> = [0.5f32, 0.3, 0.15, 0.05].iter().map(|p| p.ln()).collect();
+    let first = settings(2.0, 0, 0.75, 0.0);
+    let last = SamplerSettings { order: vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature], ..first.clone() };
+    let (a, b) = (distribution(&l, &first, &[]), distribution(&l, &last, &[]));
+    assert_eq!((a.eligible, b.eligible), (3, 2));
+    assert!((b.candidates[0].model_prob - 0.5).abs() < 1e-6 && (b.candidates[0].prob - 0.3789).abs() < 1e-4);
+    // Temperature then reshapes the two survivors: √0.5 : √0.3.
+    let want = 0.5f64.sqrt() / (0.5f64.sqrt() + 0.3f64.sqrt());
+    assert!((b.candidates[0].final_prob as f64 - want).abs() < 1e-6);
+    // Top-k only counts ranks, which temperature never changes: its cut is the same anywhere.
+    let k = |order: Vec<Stage>| distribution(&l, &SamplerSettings { order, ..settings(2.0, 2, 1.0, 0.0) }, &[]).eligible;
+    assert!(all_orders().into_iter().all(|o| k(o) == 2));
+}
+
+#[test]
+fn greedy_keeps_the_argmax_in_every_order() {
+    let l = logits(300, 9);
+    let argmax = (0..l.len()).max_by(|&a, &b| l[a].total_cmp(&l[b])).unwrap() as u32;
+    for order in all_orders() {
+        let s = SamplerSettings { order: order.clone(), ..settings(0.0, 5, 0.5, 0.1) };
+        let d = distribution(&l, &s, &[]);
+        assert_eq!((d.eligible, d.candidates[0].id, d.candidates[0].final_prob), (1, argmax, 1.0), "{order:?}");
+        // Where temperature stands, it cuts what the cuts before it left; later cuts find one.
+        let place = s.temperature_place();
+        let before: Vec<Stage> = order[..place].to_vec();
+        assert!(d.candidates[1..].iter().all(|c| c.cut_by.is_some_and(|by| by == Stage::Greedy || before.contains(&by))));
+        assert!(d.candidates.iter().all(|c| c.prob == if c.id == argmax { 1.0 } else { 0.0 }));
+    }
+}
+
+#[test]
+fn arranging_and_naming_an_order() {
+    let mut s = SamplerSettings::default();
+    assert_eq!((s.temperature_place(), s.cuts()), (0, vec![Stage::TopK, Stage::TopP, Stage::MinP]));
+    s.arrange(&[Stage::MinP, Stage::TopK, Stage::TopP], 3);
+    assert_eq!(s.order, [Stage::MinP, Stage::TopK, Stage::TopP, Stage::Temperature]);
+    assert_eq!(engine::sampler::order_text(&s.order), "min-p,top-k,top-p,temperature");
+    assert_eq!(engine::sampler::parse_order("min-p,top-k,top-p,temperature").unwrap(), s.order);
+    s.arrange(&[Stage::TopK, Stage::TopP, Stage::MinP], 1);
+    assert_eq!((s.temperature_place(), s.validate().is_ok()), (1, true));
+}
+
+#[test]
+fn temperature_first_and_last_on_the_real_models_logits_equal_the_direct_computation() {
+    use engine::{chat_tokens, Message, SystemPrompt};
+    let m = common::real();
+    let first = engine::sampler::DEFAULT_ORDER.to_vec();
+    let last = vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature];
+    let mut differed = 0;
+    for prompt in ["Suggest a name for a pet cat.", "What is the capital of France?", "Write one word about the sea."] {
+        let ids = chat_tokens(&m.tokenizer, &[Message::user(prompt)], SystemPrompt::Default).unwrap();
+        let mut s = common::session(m.clone());
+        s.start(&ids, 0).unwrap();
+        s.distribution(&SamplerSettings::default()).unwrap();
+        let l = s.logits().unwrap().to_vec();
+        for base in [settings(0.8, 40, 0.95, 0.05), settings(1.6, 0, 0.9, 0.0), settings(0.5, 20, 0.8, 0.02), settings(2.0, 50, 1.0, 0.1)] {
+            let mut kept = Vec::new();
+            for order in [&first, &last] {
+                let s = SamplerSettings { order: order.clone(), ..base.clone() };
+                let d = distribution(&l, &s, &[]);
+                let got: Vec<(u32, f64)> =
+                    d.candidates.iter().filter(|c| c.eligible()).map(|c| (c.id, c.final_prob as f64)).collect();
+                let want = direct(&l, &s);
+                assert_eq!(got.len(), want.len(), "{prompt}: {s:?}");
+                for ((gi, g), (wi, w)) in got.iter().zip(&want) {
+                    assert_eq!(gi, wi, "{prompt}: {s:?}");
+                    assert!((g - w).abs() < 1e-6, "{prompt}: id {gi}: {g} vs {w}");
+                }
+                kept.push(want.len());
+            }
+            differed += usize::from(kept[0] != kept[1]);
+        }
+    }
+    // The comparison is not vacuous: on real logits the two orders keep different sets.
+    assert!(differed > 0);
 }

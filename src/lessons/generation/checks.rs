@@ -4,7 +4,7 @@
 use crate::ui::format::{count, prob};
 use super::snapshot::Snapshot;
 use crate::ui::exercise::Verdict;
-use engine::sampler::{SamplerSettings, Stage};
+use engine::sampler::SamplerSettings;
 
 /// How many repeated draws show that a seed reproduces its output.
 pub const REPEATS_NEEDED: usize = 3;
@@ -21,35 +21,43 @@ pub fn check(id: &str, s: &SamplerSettings, snap: &Snapshot, repeats: usize) -> 
     Some(Verdict::from(verdict))
 }
 
-fn cut_by(snap: &Snapshot, stage: Stage) -> usize {
-    let at = snap.left.iter().position(|l| l.0 == stage).unwrap_or(0);
-    let before = if at == 0 {
-        snap.vocab
-    } else {
-        snap.left[at - 1].1
-    };
-    before - snap.left[at].1
-}
+/// The varied-but-plausible task: at least this many candidates keep a share…
+pub const MIN_KEPT: usize = 5;
+/// …and none of them is drawn with less than this probability.
+pub const FLOOR: f64 = 0.02;
 
 fn varied(s: &SamplerSettings, snap: &Snapshot) -> Result<String, String> {
-    if s.temperature < 1.0 {
+    if s.temperature == 0.0 {
+        return Err("T = 0 is greedy: it leaves one candidate. Raise the temperature.".into());
+    }
+    let cuts: Vec<&str> = [(s.top_k > 0, "top-k"), (s.top_p < 1.0, "top-p"), (s.min_p > 0.0, "min-p")]
+        .into_iter()
+        .filter(|c| c.0)
+        .map(|c| c.1)
+        .collect();
+    let [cut] = cuts[..] else {
+        let now = if cuts.is_empty() { "none is on".to_string() } else { format!("{} are on", cuts.join(" and ")) };
+        return Err(format!("Use temperature and exactly one cut (top-k, top-p or min-p): {now}."));
+    };
+    if snap.eligible < MIN_KEPT {
         return Err(format!(
-            "T = {:.2} makes the choice narrower than the model's own distribution: raise the temperature to 1 or more for variety.",
-            s.temperature
+            "{} candidates keep a share; the task asks for at least {MIN_KEPT}. Loosen {cut}, or raise the temperature if {cut} weighs probabilities.",
+            count(snap.eligible)
         ));
     }
-    let (k, p) = (cut_by(snap, Stage::TopK), cut_by(snap, Stage::TopP));
-    if k + p == 0 {
-        return Err("Nothing limits the tail to plausible tokens yet: set top-p below 1 or top-k above 0 so that it cuts candidates.".into());
-    }
-    if snap.eligible < 2 {
-        return Err("Only one candidate is left: that is not varied. Loosen the cut.".into());
+    if snap.least_final_prob < FLOOR {
+        return Err(format!(
+            "The least likely of the {} kept candidates is drawn with {}, below the floor of {FLOOR}. Tighten {cut} to drop the implausible tail, or raise the temperature to share the probability more evenly among those kept.",
+            count(snap.eligible),
+            prob(snap.least_final_prob)
+        ));
     }
     Ok(format!(
-        "T = {:.2} spreads the probabilities, and the cuts remove {} unlikely candidates: {} stay eligible.",
-        s.temperature,
-        count(k + p + cut_by(snap, Stage::MinP)),
-        count(snap.eligible)
+        "{} candidates keep a share and the least likely is drawn with {} (floor {FLOOR}): {cut} removed the {} implausible ones, and T = {:.2} set how evenly the kept ones share the probability.",
+        count(snap.eligible),
+        prob(snap.least_final_prob),
+        count(snap.vocab - snap.eligible),
+        s.temperature
     ))
 }
 

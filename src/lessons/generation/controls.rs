@@ -4,6 +4,7 @@
 use super::live::Live;
 use crate::ui::field::{Slider, WholeNumber};
 use crate::ui::settings_query::{MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P};
+use crate::ui::stage_order::{CutOrder, TemperaturePlace};
 use engine::SamplerSettings;
 use leptos::prelude::*;
 
@@ -46,12 +47,14 @@ pub fn Controls() -> impl IntoView {
             >
                 "Drop those below min-p × the top probability; 0 turns it off."
             </Slider>
+            <TemperaturePlace settings=s/>
+            <CutOrder settings=s/>
             <Slider
                 id="repeat-penalty" label="Repetition penalty" min=REPEAT_PENALTY.min max=REPEAT_PENALTY.max step=0.05
                 value=get(|s| s.repeat_penalty as f64) set=move |v: f64| s.update(|s| s.repeat_penalty = v as f32)
                 readout={|v| if v == 1.0 { "off (1)".into() } else { format!("{v:.2}") }}
             >
-                "Pushes down tokens of the last 64; 1 turns it off."
+                "Pushes down tokens of the last 64 (the prompt's included); 1 turns it off."
             </Slider>
             <WholeNumber
                 id="seed" label="Seed" min=SEED.min as u64 max=SEED.max as u64

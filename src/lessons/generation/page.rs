@@ -6,8 +6,9 @@ use crate::bridge::{Bridge, ModelStatus};
 use crate::ui::address_bar as url;
 use super::{
     candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
-    formula::Formula, live::Live, mini::MiniLive, notices::Notices, readout::Readout,
-    sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip,
+    formula::Formula, live::Live, mini::MiniLive, notices::Notices, order_compare::OrderCompare,
+    readout::Readout, sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip,
+    systems_table::SystemsTable,
 };
 use crate::ui::prose::Prose;
 use crate::ui::settings_query::to_query;
@@ -62,6 +63,8 @@ pub fn GenerationPage() -> impl IntoView {
                 <Controls/>
                 <Readout/>
                 <Stages/>
+                <OrderCompare/>
+                <SystemsTable/>
                 <Candidates/>
                 <Sample/>
                 <Formula/>

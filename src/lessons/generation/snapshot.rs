@@ -9,20 +9,25 @@ pub struct Snapshot {
     /// The most likely candidates after the repetition penalty, most likely first.
     pub top: Vec<Candidate>,
     pub vocab: usize,
-    /// Candidates left after each stage, in pipeline order: temperature (greedy leaves one),
-    /// then the cut stages in the settings' order.
+    /// Candidates left after each stage, in the settings' order (temperature cuts only at
+    /// T = 0, where greedy leaves one).
     pub left: Vec<(Stage, usize)>,
     pub eligible: usize,
     pub entropy_bits: f64,
     pub final_entropy_bits: f64,
     /// Top-p's view of `top`: the cumulative probability up to and including each
-    /// candidate, among those the stages before top-p left, as a share of their mass.
+    /// candidate, among those the stages before top-p left, as a share of their mass (in
+    /// the probabilities top-p saw: at T, or at T = 1 when it runs before temperature).
     pub top_p_cumulative: Vec<f64>,
-    /// Min-p's line: min-p × the probability of the most likely candidate still eligible.
+    /// Min-p's line: min-p × the probability of the most likely candidate still eligible,
+    /// in the probabilities min-p saw.
     pub min_p_line: f64,
-    /// Softmax probability (before the cuts) of the eligible set, and of its least likely member.
+    /// The probability top-p saw (before the cuts) of the eligible set, and of its least
+    /// likely member.
     pub eligible_mass: f64,
     pub least_eligible_prob: f64,
+    /// The final (renormalised) probability of the least likely eligible candidate.
+    pub least_final_prob: f64,
     /// The number the next Step draws with (the n-th of the seed's generator), and the token
     /// it picks: the worker draws exactly this with the same logits and settings.
     pub next_u: f64,
@@ -41,35 +46,30 @@ impl Snapshot {
     ) -> Self {
         let dist = distribution(logits, settings, context);
         let all = &dist.candidates;
-        let mut left = vec![(
-            Stage::Greedy,
-            all.len() - count(all, |c| c.cut_by == Some(Stage::Greedy)),
-        )];
+        let mut left: Vec<(Stage, usize)> = Vec::new();
         for &stage in &settings.order {
-            let gone = count(all, |c| c.cut_by == Some(stage));
+            let cut_as = if stage == Stage::Temperature { Stage::Greedy } else { stage };
+            let gone = count(all, |c| c.cut_by == Some(cut_as));
             left.push((stage, left.last().map_or(all.len(), |l| l.1) - gone));
         }
 
         let order = &settings.order;
+        let p_seen = |c: &Candidate| seen_prob(c, Stage::TopP, order);
         let alive_at_p = |c: &Candidate| !cut_before(c, Stage::TopP, order);
-        let mass_at_p: f64 = all
-            .iter()
-            .filter(|c| alive_at_p(c))
-            .map(|c| c.prob as f64)
-            .sum();
+        let mass_at_p: f64 = all.iter().filter(|c| alive_at_p(c)).map(p_seen).sum();
         let mut cum = 0.0;
         let top_p_cumulative = all[..shown.min(all.len())]
             .iter()
             .map(|c| {
                 if alive_at_p(c) {
-                    cum += c.prob as f64;
+                    cum += p_seen(c);
                 }
                 cum / mass_at_p
             })
             .collect();
 
         let leader = all.iter().find(|c| !cut_before(c, Stage::MinP, order));
-        let min_p_line = settings.min_p as f64 * leader.map_or(0.0, |c| c.prob as f64);
+        let min_p_line = settings.min_p as f64 * leader.map_or(0.0, |c| seen_prob(c, Stage::MinP, order));
 
         let eligible: Vec<&Candidate> = all.iter().filter(|c| c.eligible()).collect();
         let next_u = Rng::at(settings.seed, generated as u64).next_f64();
@@ -83,8 +83,9 @@ impl Snapshot {
             final_entropy_bits: dist.final_entropy_bits,
             top_p_cumulative,
             min_p_line,
-            eligible_mass: eligible.iter().map(|c| c.prob as f64).sum(),
-            least_eligible_prob: eligible.last().map_or(0.0, |c| c.prob as f64),
+            eligible_mass: eligible.iter().map(|c| p_seen(c)).sum(),
+            least_eligible_prob: eligible.last().map_or(0.0, |c| p_seen(c)),
+            least_final_prob: eligible.last().map_or(0.0, |c| c.final_prob as f64),
             next_u,
             next_token,
             next_prob: dist.get(next_token).map_or(0.0, |c| c.final_prob),
@@ -92,9 +93,20 @@ impl Snapshot {
     }
 }
 
-/// Where a stage sits in the pipeline: greedy (temperature 0) first, then the cut stages.
+/// Where a stage sits in the pipeline; greedy is temperature 0, where temperature sits.
 fn position(stage: Stage, order: &[Stage]) -> usize {
-    order.iter().position(|&s| s == stage).map_or(0, |i| i + 1)
+    let stage = if stage == Stage::Greedy { Stage::Temperature } else { stage };
+    order.iter().position(|&s| s == stage).unwrap_or(0)
+}
+
+/// Whether `stage` runs after temperature, and so sees the probabilities at T.
+pub fn after_temperature(stage: Stage, order: &[Stage]) -> bool {
+    position(Stage::Temperature, order) < position(stage, order)
+}
+
+/// The probability of `c` that `stage` saw: at T after temperature, the model's own before it.
+pub fn seen_prob(c: &Candidate, stage: Stage, order: &[Stage]) -> f64 {
+    if after_temperature(stage, order) { c.prob as f64 } else { c.model_prob as f64 }
 }
 
 /// Whether a stage before `stage` excluded the candidate.
@@ -133,7 +145,7 @@ mod tests {
         assert_eq!(
             snap.left,
             vec![
-                (Stage::Greedy, 4),
+                (Stage::Temperature, 4),
                 (Stage::TopK, 4),
                 (Stage::TopP, 2),
                 (Stage::MinP, 1)
@@ -158,6 +170,25 @@ mod tests {
             greyed_at(&snap.top[2], Stage::TopP, &s.order)
                 && !greyed_at(&snap.top[2], Stage::TopK, &s.order)
         );
+    }
+
+    #[wasm_bindgen_test]
+    fn with_temperature_last_the_cuts_are_drawn_in_the_models_own_probabilities() {
+        // Softmax of [2, 1, 0, −1] at T = 1: 0.6439, 0.2369, 0.0871, 0.0321; at T = 3 flatter.
+        let logits = [2.0f32, 1.0, 0.0, -1.0];
+        let s = SamplerSettings {
+            temperature: 3.0,
+            top_k: 0,
+            top_p: 0.8,
+            min_p: 0.0,
+            order: vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature],
+            ..SamplerSettings::default()
+        };
+        let snap = Snapshot::new(&logits, &s, &[], 0, 4);
+        assert!((snap.top_p_cumulative[0] - 0.6439).abs() < 1e-4, "{:?}", snap.top_p_cumulative);
+        assert_eq!(snap.left.last(), Some(&(Stage::Temperature, 2)));
+        assert!((snap.eligible_mass - 0.8808).abs() < 1e-4);
+        assert!(!after_temperature(Stage::TopP, &s.order) && after_temperature(Stage::TopP, &SamplerSettings::default().order));
     }
 
     #[wasm_bindgen_test]

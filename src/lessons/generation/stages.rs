@@ -1,10 +1,11 @@
 //! The pipeline drawn stage by stage, one small chart per stage, for the candidates shown:
-//! logits, softmax at T, each cut stage in its order (a candidate greys out at the stage
-//! that excludes it and stays grey after), and the renormalised final distribution.
+//! logits, then temperature and the cut stages in the settings' order (a candidate greys
+//! out at the stage that excludes it and stays grey after; a cut before temperature is
+//! drawn in the model's own probabilities, T = 1), and the renormalised final distribution.
 
 use crate::ui::format::{count, prob};
 use super::live::Live;
-use super::snapshot::{greyed_at, Snapshot};
+use super::snapshot::{after_temperature, greyed_at, Snapshot};
 use engine::sampler::{Candidate, SamplerSettings, Stage};
 use leptos::prelude::*;
 
@@ -31,24 +32,31 @@ fn panels(snap: &Snapshot, s: &SamplerSettings) -> impl IntoView {
     // One scale for every probability chart, so that heights compare across stages.
     let pmax = top
         .iter()
-        .map(|c| c.prob.max(c.final_prob) as f64)
+        .map(|c| c.prob.max(c.final_prob).max(c.model_prob) as f64)
         .fold(1e-9, f64::max);
-    let probs: Vec<f64> = top.iter().map(|c| c.prob as f64).collect();
     let left = |stage: Stage| snap.left.iter().find(|l| l.0 == stage).map_or(0, |l| l.1);
-    let mut out = vec![logits_panel(top), softmax_panel(snap, s, pmax)];
+    let mut out = vec![logits_panel(top)];
     for (i, &stage) in s.order.iter().enumerate() {
-        // Stages 1 and 2 are the logits and the softmax.
-        let k = i + 3;
+        // Stage 1 is the logits.
+        let k = i + 2;
+        if stage == Stage::Temperature {
+            out.push(softmax_panel(snap, s, pmax, k));
+            continue;
+        }
+        let at_t = after_temperature(stage, &s.order);
+        let probs: Vec<f64> =
+            top.iter().map(|c| if at_t { c.prob } else { c.model_prob } as f64).collect();
         let greyed: Vec<bool> = top.iter().map(|c| greyed_at(c, stage, &s.order)).collect();
         let bars = bars(&probs, pmax, &greyed);
         let kept = count(left(stage));
+        let seen = if at_t { "" } else { " (sees T = 1)" };
         let (title, note, overlay) = match stage {
             Stage::TopK if s.top_k > 0 => {
                 let x = s.top_k as f64 * W / n;
                 let line = (s.top_k < top.len())
                     .then(|| view! { <line class="cut-line" x1=x x2=x y1=0 y2=H/> });
                 (
-                    format!("{k}. Top-k, k = {}", s.top_k),
+                    format!("{k}. Top-k, k = {}{seen}", s.top_k),
                     format!("keeps {kept}"),
                     line.into_any(),
                 )
@@ -66,7 +74,7 @@ fn panels(snap: &Snapshot, s: &SamplerSettings) -> impl IntoView {
                     <line class="p-line" x1=0 x2=W y1=y y2=y/>
                 };
                 (
-                    format!("{k}. Top-p, p = {:.2}", s.top_p),
+                    format!("{k}. Top-p, p = {:.2}{seen}", s.top_p),
                     format!("keeps {kept}; line: cumulative, dashed: p"),
                     overlay.into_any(),
                 )
@@ -75,7 +83,7 @@ fn panels(snap: &Snapshot, s: &SamplerSettings) -> impl IntoView {
                 let y = H * (1.0 - snap.min_p_line / pmax);
                 let line = view! { <line class="p-line" x1=0 x2=W y1=y y2=y/> };
                 (
-                    format!("{k}. Min-p, {:.2}", s.min_p),
+                    format!("{k}. Min-p, {:.2}{seen}", s.min_p),
                     format!(
                         "keeps {kept}; dashed: {} = {:.2} × top",
                         prob(snap.min_p_line),
@@ -150,7 +158,9 @@ fn logits_panel(top: &[Candidate]) -> AnyView {
     )
 }
 
-fn softmax_panel(snap: &Snapshot, s: &SamplerSettings, pmax: f64) -> AnyView {
+/// Temperature's stage, numbered `k`: the softmax at T over the whole vocabulary (greyed:
+/// what earlier cuts removed; at T = 0, everything but the most likely still eligible).
+fn softmax_panel(snap: &Snapshot, s: &SamplerSettings, pmax: f64, k: usize) -> AnyView {
     let probs: Vec<f64> = snap.top.iter().map(|c| c.prob as f64).collect();
     let greyed: Vec<bool> = snap
         .top
@@ -160,12 +170,12 @@ fn softmax_panel(snap: &Snapshot, s: &SamplerSettings, pmax: f64) -> AnyView {
     let t = s.temperature;
     let (title, note) = if t == 0.0 {
         (
-            "2. T = 0: greedy".to_string(),
+            format!("{k}. T = 0: greedy"),
             "keeps only the most likely".to_string(),
         )
     } else {
         (
-            format!("2. Softmax at T = {t:.2}"),
+            format!("{k}. Softmax at T = {t:.2}"),
             format!("entropy {:.2} bits", snap.entropy_bits),
         )
     };
@@ -216,6 +226,7 @@ fn panel(
 fn name(stage: Stage) -> &'static str {
     match stage {
         Stage::Greedy => "Greedy",
+        Stage::Temperature => "Temperature",
         Stage::TopK => "Top-k",
         Stage::TopP => "Top-p",
         Stage::MinP => "Min-p",

@@ -1,13 +1,14 @@
 //! The sampler on arbitrary logits (NaN and ±inf included) and arbitrary settings.
 //! `distribution` and `draw` never panic; when the settings pass `validate`, the final
 //! probabilities are finite and sum to 1 (±1e-3), at least one candidate is eligible, and
-//! `draw(u)` for u in [0, 1) returns an eligible token. Logits that are not finite are
+//! `draw(u)` for u in [0, 1) returns an eligible token, and temperature 0 leaves exactly one
+//! in every order of the stages. Logits that are not finite are
 //! fed too: the engine treats NaN as the lowest logit and ±inf as the extreme finite ones,
 //! so the same invariants hold for them.
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
-use engine::sampler::{distribution, SamplerSettings, Stage, CUT_ORDERS};
+use engine::sampler::{distribution, SamplerSettings, Stage, DEFAULT_ORDER};
 use libfuzzer_sys::fuzz_target;
 
 const SPECIAL: [f32; 14] = [
@@ -37,7 +38,7 @@ fn float(u: &mut Unstructured, lo: f32, hi: f32) -> Result<f32> {
 }
 
 fn settings(u: &mut Unstructured) -> Result<SamplerSettings> {
-    const STAGES: [Stage; 4] = [Stage::Greedy, Stage::TopK, Stage::TopP, Stage::MinP];
+    const STAGES: [Stage; 5] = [Stage::Greedy, Stage::Temperature, Stage::TopK, Stage::TopP, Stage::MinP];
     Ok(SamplerSettings {
         temperature: float(u, 0.0, 10.0)?,
         top_k: match u.int_in_range(0u8..=3)? {
@@ -51,10 +52,16 @@ fn settings(u: &mut Unstructured) -> Result<SamplerSettings> {
         repeat_last_n: u.int_in_range(0..=80)?,
         seed: 0,
         order: if u.ratio(1u8, 8)? {
-            let n = u.int_in_range(0..=5)?;
-            (0..n).map(|_| Ok(STAGES[u.choose_index(4)?])).collect::<Result<_>>()?
+            let n = u.int_in_range(0..=6)?;
+            (0..n).map(|_| Ok(STAGES[u.choose_index(STAGES.len())?])).collect::<Result<_>>()?
         } else {
-            CUT_ORDERS[u.choose_index(6)?].to_vec()
+            // A permutation of the four stages: temperature anywhere among the cuts.
+            let mut left = DEFAULT_ORDER.to_vec();
+            let mut order = Vec::new();
+            while !left.is_empty() {
+                order.push(left.remove(u.choose_index(left.len())?));
+            }
+            order
         },
     })
 }
@@ -86,6 +93,9 @@ fuzz_target!(|data: &[u8]| {
     }
     assert_eq!(d.candidates.len(), n);
     assert!(d.eligible >= 1, "no eligible token");
+    if s.temperature == 0.0 {
+        assert_eq!(d.eligible, 1, "greedy keeps one token in every order: {s:?}");
+    }
     assert_eq!(d.eligible, d.candidates.iter().filter(|c| c.eligible()).count());
     assert!(d.candidates.iter().all(|c| c.final_prob.is_finite() && (0.0..=1.0).contains(&c.final_prob)), "{d:?}");
     let sum: f64 = d.candidates.iter().map(|c| c.final_prob as f64).sum();
