@@ -9,7 +9,7 @@
 //! in their 4- or 8-bit form in memory: one copy of the model, no re-quantisation.
 //!
 //! One file per block family holds how its blocks are read from the file and unpacked
-//! (`q4_1.rs`, `q8_0.rs`, `float.rs` for F32 and F16); `kernels.rs` holds the matrix
+//! (`q4.rs`, `q8.rs`, `float.rs` for F32 and F16); `kernels.rs` holds the matrix
 //! kernels, generic over the unpacking; `simd.rs` the 4- and 8-lane vectors they run on.
 //! A new block type needs its own file (a `load` from GGUF bytes, a `block` unpacker and
 //! the `raw` values with their scale and offset), a variant of `Weights`, and an arm in
@@ -18,8 +18,8 @@
 
 mod float;
 mod kernels;
-mod q4_1;
-mod q8_0;
+mod q4;
+mod q8;
 pub(crate) mod simd;
 
 use crate::error::{EngineError, Result};
@@ -57,11 +57,11 @@ macro_rules! with_blocks {
         let per_row = $m.cols / BLOCK;
         match &$m.w {
             Weights::Q4_1 { d, m, qs } => {
-                let $block = |r: usize, b: usize| q4_1::block(d, m, qs, r * per_row + b);
+                let $block = |r: usize, b: usize| q4::block(d, m, qs, r * per_row + b);
                 $body
             }
             Weights::Q8_0 { d, qs } => {
-                let $block = |r: usize, b: usize| q8_0::block(d, qs, r * per_row + b);
+                let $block = |r: usize, b: usize| q8::block(d, qs, r * per_row + b);
                 $body
             }
             Weights::F32(w) => {
@@ -81,7 +81,7 @@ macro_rules! with_scaled_blocks {
             Weights::Q4_1 { d, m, qs } => {
                 let xsum: Vec<f32> = $x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
                 let $blocks = Scaled {
-                    q: |i: usize| q4_1::raw(qs, i),
+                    q: |i: usize| q4::raw(qs, i),
                     scale: |i: usize| d[i],
                     offset: |i: usize, b: usize, t: usize| m[i] * xsum[t * per_row + b],
                 };
@@ -89,7 +89,7 @@ macro_rules! with_scaled_blocks {
             }
             Weights::Q8_0 { d, qs } => {
                 let $blocks = Scaled {
-                    q: |i: usize| q8_0::raw(qs, i),
+                    q: |i: usize| q8::raw(qs, i),
                     scale: |i: usize| d[i],
                     offset: |_: usize, _: usize, _: usize| 0.0,
                 };
@@ -133,8 +133,8 @@ impl QMatrix {
             )));
         }
         let w = match dtype {
-            GgmlDType::Q4_1 => q4_1::load(name, elems, bytes)?,
-            GgmlDType::Q8_0 => q8_0::load(name, elems, bytes)?,
+            GgmlDType::Q4_1 => q4::load(name, elems, bytes)?,
+            GgmlDType::Q8_0 => q8::load(name, elems, bytes)?,
             GgmlDType::F32 => float::load_f32(name, elems, bytes)?,
             GgmlDType::F16 => float::load_f16(name, elems, bytes)?,
             other => {
@@ -302,11 +302,11 @@ impl QMatrix {
         match &self.w {
             Weights::Q4_1 { d, m, qs } => {
                 let xsum: Vec<f32> = x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
-                let q = |i: usize| q4_1::raw(qs, i);
+                let q = |i: usize| q4::raw(qs, i);
                 matvec_scaled(x, per_row, rows, out, q, |i| d[i], |i, b| m[i] * xsum[b])
             }
             Weights::Q8_0 { d, qs } => {
-                let q = |i: usize| q8_0::raw(qs, i);
+                let q = |i: usize| q8::raw(qs, i);
                 matvec_scaled(x, per_row, rows, out, q, |i| d[i], |_, _| 0.0)
             }
             Weights::F32(w) => {
