@@ -20,7 +20,18 @@ fn wide() -> TinyModel {
 
 #[test]
 fn every_type_loads_and_runs_in_a_tiny_model() {
-    for t in [GgmlDType::Q4_0, GgmlDType::Q5_0, GgmlDType::Q5_1, GgmlDType::Q2K, GgmlDType::Q3K, GgmlDType::Q4K, GgmlDType::Q5K, GgmlDType::Q6K, GgmlDType::BF16, GgmlDType::F16] {
+    for t in [
+        GgmlDType::Q4_0,
+        GgmlDType::Q5_0,
+        GgmlDType::Q5_1,
+        GgmlDType::Q2K,
+        GgmlDType::Q3K,
+        GgmlDType::Q4K,
+        GgmlDType::Q5K,
+        GgmlDType::Q6K,
+        GgmlDType::BF16,
+        GgmlDType::F16,
+    ] {
         let bytes = requantize(&wide().to_gguf(), Scheme::All(t)).unwrap();
         let m = Model::from_gguf_bytes(&bytes).unwrap_or_else(|e| panic!("{t:?}: {e}"));
         let logits = m
@@ -48,7 +59,10 @@ fn a_nan_scale_is_refused_naming_the_tensor() {
     // Q6_K keeps its f16 scale d in the last 2 of each super-block's 210 bytes.
     let at = tensor_data_at(&bytes, "blk.0.attn_q.weight") + 208;
     bytes[at..at + 2].copy_from_slice(&half::f16::NAN.to_le_bytes());
-    assert_eq!(err(&bytes), "invalid model file: tensor blk.0.attn_q.weight has a block whose scale is NaN; the file is corrupt");
+    assert_eq!(
+        err(&bytes),
+        "invalid model file: tensor blk.0.attn_q.weight has a block whose scale is NaN; the file is corrupt"
+    );
 }
 
 #[test]

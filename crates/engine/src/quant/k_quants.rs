@@ -147,7 +147,8 @@ pub(super) fn load_q45k(name: &str, elems: usize, bytes: &[u8], five: bool) -> R
 pub(super) fn load_q6k(name: &str, elems: usize, bytes: &[u8]) -> Result<Weights> {
     let (n, supers) = (elems / BLOCK, elems / QK_K);
     let mut d = with_capacity(supers, name)?;
-    let (mut sc, mut lo, mut hi) = (with_capacity(n * 2, name)?, with_capacity(n * 16, name)?, with_capacity(n * 8, name)?);
+    let (mut sc, mut lo, mut hi) =
+        (with_capacity(n * 2, name)?, with_capacity(n * 16, name)?, with_capacity(n * 8, name)?);
     for sb in bytes.chunks_exact(210) {
         let (ql, qh) = (&sb[..128], &sb[128..192]);
         d.push(scale_at(name, sb, 208)?);
@@ -172,7 +173,8 @@ impl Blocks for Q2K {
     #[inline(always)]
     fn block(&self, i: usize) -> [F4; 8] {
         let min = self.dmin[i / PER_SUPER];
-        let (m0, m1) = (F4::splat(-(min * (self.sc[2 * i] >> 4) as f32)), F4::splat(-(min * (self.sc[2 * i + 1] >> 4) as f32)));
+        let (m0, m1) =
+            (F4::splat(-(min * (self.sc[2 * i] >> 4) as f32)), F4::splat(-(min * (self.sc[2 * i + 1] >> 4) as f32)));
         let d = F4::splat(self.d[i / PER_SUPER]);
         let raw = self.raw(i);
         std::array::from_fn(|k| raw[k].mul(d).add(if k < 4 { m0 } else { m1 }))
@@ -255,7 +257,11 @@ impl Blocks for Q45K {
     }
 
     fn bytes(&self) -> usize {
-        (self.d.len() + self.dmin.len()) * 4 + self.sc.len() + self.m.len() + self.q.len() + self.hi.as_ref().map_or(0, |h| h.len() * 4)
+        (self.d.len() + self.dmin.len()) * 4
+            + self.sc.len()
+            + self.m.len()
+            + self.q.len()
+            + self.hi.as_ref().map_or(0, |h| h.len() * 4)
     }
 }
 

@@ -561,7 +561,9 @@ mod tests {
 
     #[test]
     fn a_nan_or_infinite_scale_is_an_error_naming_the_tensor() {
-        for (dtype, at, value) in [(GgmlDType::Q8_0, 0, f16::NAN), (GgmlDType::Q6K, 208, f16::INFINITY), (GgmlDType::Q4K, 2, f16::NAN)] {
+        for (dtype, at, value) in
+            [(GgmlDType::Q8_0, 0, f16::NAN), (GgmlDType::Q6K, 208, f16::INFINITY), (GgmlDType::Q4K, 2, f16::NAN)]
+        {
             let mut bytes = random_tensor(dtype, 1, 256, 3);
             bytes[at..at + 2].copy_from_slice(&value.to_le_bytes());
             let err = QMatrix::from_ggml("output.weight", dtype, 1, 256, &bytes).err().unwrap().to_string();
@@ -571,7 +573,13 @@ mod tests {
 
     #[test]
     fn a_type_the_engine_does_not_run_is_an_error_naming_it() {
-        let err = QMatrix::from_ggml("token_embd.weight", GgmlDType::Q8K, 1, 256, &[0u8; 292]).err().unwrap().to_string();
-        assert!(err.starts_with("invalid model file: tensor token_embd.weight has type Q8K, which this engine does not run"), "{err}");
+        let err =
+            QMatrix::from_ggml("token_embd.weight", GgmlDType::Q8K, 1, 256, &[0u8; 292]).err().unwrap().to_string();
+        assert!(
+            err.starts_with(
+                "invalid model file: tensor token_embd.weight has type Q8K, which this engine does not run"
+            ),
+            "{err}"
+        );
     }
 }
