@@ -47,6 +47,40 @@ fn main() {
         write(&gguf, "alignment-key.gguf", &aligned);
     }
 
+    // Every block type: the legacy and float types on the small model, the K-quants on a
+    // 256-wide one (their rows must be whole 256-weight super-blocks); a NaN scale, a type
+    // the engine does not run (IQ4_NL) and a K-quant file cut inside a block.
+    use candle_core::quantized::GgmlDType;
+    use engine::quant::requantize::{requantize, Scheme};
+    use engine::testing::{tensor_data_at, with_tensor_type};
+    let wide = TinyModel { embedding: 256, ffn: 32, ..small() }.to_gguf();
+    let types = [
+        ("q4_0", GgmlDType::Q4_0, &one),
+        ("q5_0", GgmlDType::Q5_0, &one),
+        ("q5_1", GgmlDType::Q5_1, &one),
+        ("f16", GgmlDType::F16, &one),
+        ("bf16", GgmlDType::BF16, &one),
+        ("q2_k", GgmlDType::Q2K, &wide),
+        ("q3_k", GgmlDType::Q3K, &wide),
+        ("q4_k", GgmlDType::Q4K, &wide),
+        ("q5_k", GgmlDType::Q5K, &wide),
+        ("q6_k", GgmlDType::Q6K, &wide),
+    ];
+    for (name, t, model) in types {
+        let bytes = requantize(model, Scheme::All(t)).expect("requantize a tiny model");
+        write(&gguf, &format!("type-{name}.gguf"), &bytes);
+    }
+    // The smallest K-quant file carries the broken copies: Q2_K keeps its f16 d at byte
+    // 80 of each 84-byte super-block.
+    let q2k = requantize(&wide, Scheme::All(GgmlDType::Q2K)).expect("requantize a tiny model");
+    let mut nan = q2k.clone();
+    let at = tensor_data_at(&nan, "blk.0.attn_q.weight") + 80;
+    nan[at..at + 2].copy_from_slice(&[0x00, 0x7E]);
+    write(&gguf, "type-q2_k-nan-scale.gguf", &nan);
+    write(&gguf, "type-iq4_nl.gguf", &with_tensor_type(&one, "blk.0.attn_q.weight", 20));
+    let cut = tensor_data_at(&q2k, "blk.0.attn_k.weight") + 100;
+    write(&gguf, "type-q2_k-cut-in-block.gguf", &q2k[..cut]);
+
     // Tokenizer inputs: a flags byte (bit 0: parse_special, bit 1: treat as raw bytes), then text.
     let tok = root.join("tokenizer");
     fs::create_dir_all(&tok).expect("corpus directory");

@@ -137,3 +137,22 @@ impl TinyModel {
         out.into_inner()
     }
 }
+
+/// Where tensor `name`'s data starts in GGUF `bytes`, for tests that corrupt one block.
+pub fn tensor_data_at(bytes: &[u8], name: &str) -> usize {
+    let content = crate::gguf::read_gguf(&mut Cursor::new(bytes)).expect("a readable GGUF");
+    (content.tensor_data_offset + content.tensor_infos[name].offset) as usize
+}
+
+/// `bytes` with tensor `name`'s ggml type number in the header set to `ggml_type` (20 is
+/// IQ4_NL): the directory entry is the name, the dimension count and dimensions (u64
+/// each), then the type.
+pub fn with_tensor_type(bytes: &[u8], name: &str, ggml_type: u32) -> Vec<u8> {
+    let at = bytes.windows(name.len()).position(|w| w == name.as_bytes()).expect("tensor name in the header");
+    let dims_at = at + name.len();
+    let dims = u32::from_le_bytes(bytes[dims_at..dims_at + 4].try_into().unwrap()) as usize;
+    let type_at = dims_at + 4 + 8 * dims;
+    let mut out = bytes.to_vec();
+    out[type_at..type_at + 4].copy_from_slice(&ggml_type.to_le_bytes());
+    out
+}

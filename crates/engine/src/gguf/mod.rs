@@ -25,10 +25,18 @@ pub fn read_gguf<R: Read + Seek>(r: &mut R) -> Result<Content> {
     if size < 4 || r.read_exact(&mut magic).is_err() || &magic != b"GGUF" {
         return Err(EngineError::InvalidModel("not a GGUF file: it does not start with the bytes 'GGUF'".into()));
     }
-    if zero_alignment(r) {
+    let header = walk_header(r);
+    if header.zero_alignment {
         return Err(EngineError::InvalidModel(
             "metadata general.alignment is 0; it must be a positive number of bytes".into(),
         ));
+    }
+    if let Some((name, t)) = header.unknown_type {
+        return Err(EngineError::InvalidModel(format!(
+            "tensor {name} has type {} (ggml type {t}), which this engine does not run \
+             (it runs Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, F16, BF16 and F32)",
+            ggml_type_name(t)
+        )));
     }
     r.seek(SeekFrom::Start(0)).map_err(io)?;
     Content::read(r).map_err(|e| {
@@ -36,11 +44,49 @@ pub fn read_gguf<R: Read + Seek>(r: &mut R) -> Result<Content> {
     })
 }
 
-/// Whether the header sets `general.alignment` to an integer 0. candle's reader rounds the
-/// tensor data offset up to it and so divides by zero: a panic natively, an abort in wasm
-/// (found while writing the loader's fuzz target). Walks the metadata from just after the magic; anything malformed
-/// answers false and is left to candle's reader to report.
-fn zero_alignment<R: Read + Seek>(r: &mut R) -> bool {
+/// What must be known before candle's reader sees the header.
+#[derive(Default)]
+struct Header {
+    /// `general.alignment` is an integer 0. candle's reader rounds the tensor data offset
+    /// up to it and so divides by zero: a panic natively, an abort in wasm (found while
+    /// writing the loader's fuzz target).
+    zero_alignment: bool,
+    /// The first tensor whose block type candle cannot read, with its type number: candle
+    /// refuses it without naming the tensor.
+    unknown_type: Option<(String, u32)>,
+}
+
+/// The name ggml gives type number `t`, for the types candle's reader does not know.
+fn ggml_type_name(t: u32) -> &'static str {
+    match t {
+        4 => "Q4_2",
+        5 => "Q4_3",
+        16 => "IQ2_XXS",
+        17 => "IQ2_XS",
+        18 => "IQ3_XXS",
+        19 => "IQ1_S",
+        20 => "IQ4_NL",
+        21 => "IQ3_S",
+        22 => "IQ2_S",
+        23 => "IQ4_XS",
+        24 => "I8",
+        25 => "I16",
+        26 => "I32",
+        27 => "I64",
+        28 => "F64",
+        29 => "IQ1_M",
+        31..=33 => "Q4_0 repacked (Q4_0_4_4, Q4_0_4_8 or Q4_0_8_8)",
+        34 => "TQ1_0",
+        35 => "TQ2_0",
+        39 => "MXFP4",
+        _ => "unknown",
+    }
+}
+
+/// Walks the header from just after the magic: the metadata, then the tensor directory.
+/// Anything malformed ends the walk with what was found so far and is left to candle's
+/// reader to report.
+fn walk_header<R: Read + Seek>(r: &mut R) -> Header {
     struct Walk<'a, R> {
         r: &'a mut R,
         /// GGUF v1 writes lengths as u32, later versions as u64.
@@ -102,7 +148,7 @@ fn zero_alignment<R: Read + Seek>(r: &mut R) -> bool {
             })
         }
     }
-    let walk = |r: &mut R| -> Option<bool> {
+    let walk = |r: &mut R, found: &mut Header| -> Option<()> {
         r.seek(SeekFrom::Start(4)).ok()?;
         let mut w = Walk { r, v1: false };
         let version = w.u32()?;
@@ -110,8 +156,7 @@ fn zero_alignment<R: Read + Seek>(r: &mut R) -> bool {
             return None;
         }
         w.v1 = version == 1;
-        let (_tensors, kvs) = (w.len()?, w.len()?);
-        let mut zero = false;
+        let (tensors, kvs) = (w.len()?, w.len()?);
         for _ in 0..kvs {
             let key_len = w.len()?;
             let is_alignment = key_len == 17 && &w.bytes::<17>()? == b"general.alignment";
@@ -121,10 +166,35 @@ fn zero_alignment<R: Read + Seek>(r: &mut R) -> bool {
             let t = w.u32()?;
             let v = w.value(t, 0)?;
             if is_alignment {
-                zero = v == Some(0);
+                found.zero_alignment = v == Some(0);
             }
         }
-        Some(zero)
+        // Each tensor: its name, its dimension count and dimensions, its type, its offset.
+        for _ in 0..tensors {
+            let name_len = w.len()?;
+            if name_len > 1 << 16 {
+                return None;
+            }
+            let mut name = vec![0u8; name_len as usize];
+            w.r.read_exact(&mut name).ok()?;
+            // More than candle's 4 dimensions is candle's error to report.
+            let dims = w.u32()?;
+            if dims > 4 {
+                return None;
+            }
+            for _ in 0..dims {
+                w.len()?;
+            }
+            let t = w.u32()?;
+            w.bytes::<8>()?;
+            if !matches!(t, 0..=3 | 6..=15 | 30) {
+                found.unknown_type = Some((String::from_utf8_lossy(&name).into_owned(), t));
+                return Some(());
+            }
+        }
+        Some(())
     };
-    walk(r).unwrap_or(false)
+    let mut found = Header::default();
+    walk(r, &mut found);
+    found
 }

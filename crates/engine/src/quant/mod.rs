@@ -1,25 +1,30 @@
-//! Weight matrices as they come in the GGUF (Q4_1, Q8_0, F32/F16) and the one matmul the
-//! model uses: f32 activations times quantised weights.
+//! Weight matrices as they come in the GGUF (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K … Q6_K,
+//! F32, F16, BF16, in any mix) and the one matmul the model uses: f32 activations times
+//! quantised weights.
 //!
 //! Why not candle's `QMatMul`: it quantises the *activations* to 8 bits before the dot
 //! product. On this model that moved the first logits by about 0.4 and flipped a greedy
 //! answer, and a teaching tool shows probabilities as truth. Here each block of weights is
 //! dequantised with exactly ggml's arithmetic (`q * d + m`) and multiplied in f32, so the
 //! only difference from a plain-f32 forward is the order of the additions. The weights stay
-//! in their 4- or 8-bit form in memory: one copy of the model, no re-quantisation.
+//! in their quantised form in memory: one copy of the model, no re-quantisation.
 //!
 //! One file per block family holds how its blocks are read from the file and unpacked
-//! (`q4_1.rs`, `q8_0.rs`, `float.rs` for F32 and F16); `kernels.rs` holds the matrix
-//! kernels, generic over the unpacking; `simd.rs` the 4- and 8-lane vectors they run on.
-//! A new block type needs its own file (a `load` from GGUF bytes, a `block` unpacker and
-//! the `raw` values with their scale and offset), a variant of `Weights`, and an arm in
-//! `QMatrix::from_ggml`, `QMatrix::bytes`, `QMatrix::matvec`, `with_blocks!` and
-//! `with_scaled_blocks!`; the quantiser test at the end then checks it against candle.
+//! (`q4.rs`, `q5.rs`, `q8.rs`, `k_quants.rs`, `float.rs` for F32, F16 and BF16), each
+//! implementing `Blocks`; `planes.rs` the bit planes the 2-, 3-, 5- and 6-bit values are
+//! kept in; `kernels.rs` the matrix kernels, generic over the unpacking; `simd.rs` the 4-
+//! and 8-lane vectors they run on. A new block type needs a `Blocks` implementation, a
+//! variant of `Weights` (and its arm in `with_blocks!`) and an arm in `QMatrix::from_ggml`;
+//! the tests at the end then check it against candle's dequantiser.
 
 mod float;
+mod k_quants;
 mod kernels;
-mod q4_1;
-mod q8_0;
+mod planes;
+mod q4;
+mod q5;
+mod q8;
+pub mod requantize;
 pub(crate) mod simd;
 
 use crate::error::{EngineError, Result};
@@ -34,77 +39,87 @@ const BLOCK: usize = 32;
 /// Weight rows dequantised at once for a matrix-matrix product.
 const ROW_TILE: usize = 2;
 
+/// One block family's weights in memory, seen as blocks of 32 numbered row by row
+/// (`i = row · cols / 32 + b`). Each value is `block(i)`, computed with ggml's arithmetic;
+/// the decode kernels use instead `scale(i) · raw(i) + offset`, the same number up to the
+/// order of the roundings, with the scale and offset applied once per dot product rather
+/// than per weight: Σ (q·d + m)·x = d·Σ q·x + m·Σ x.
+pub(super) trait Blocks {
+    /// Whether the family has offsets (mins), so that the kernels need Σ x per half block.
+    const OFFSET: bool;
+    /// Block `i`, dequantised exactly as ggml does; for the families without offsets that
+    /// is `raw · scale` (ggml's `q * d`, or `(d * sc) * q` where `d * sc` is exact).
+    #[inline(always)]
+    fn block(&self, i: usize) -> [F4; 8] {
+        let d = F4::splat(self.scale(i));
+        self.raw(i).map(|x| x.mul(d))
+    }
+    /// Block `i`'s values before its scale and offset: integers, times the integer scales
+    /// of 16-weight sub-blocks where the family has them.
+    fn raw(&self, i: usize) -> [F4; 8];
+    fn scale(&self, i: usize) -> f32;
+    /// Block `i`'s offsets times its activations, given Σ x over each of its 16-value halves.
+    #[inline(always)]
+    fn offset(&self, _i: usize, _sums: [f32; 2]) -> f32 {
+        0.0
+    }
+    /// Bytes held in memory.
+    fn bytes(&self) -> usize;
+}
+
 enum Weights {
-    /// Per block of 32: value = d * q + m, q in 0..16, two nibbles per byte (low nibble =
-    /// element j, high nibble = element j + 16), as in ggml's `block_q4_1`.
-    Q4_1 {
-        d: Vec<f32>,
-        m: Vec<f32>,
-        qs: Vec<u8>,
-    },
-    /// Per block of 32: value = d * q, q an i8, as in ggml's `block_q8_0`.
-    Q8_0 {
-        d: Vec<f32>,
-        qs: Vec<i8>,
-    },
-    F32(Vec<f32>),
+    Q4_0(q4::Q4_0),
+    Q4_1(q4::Q4_1),
+    Q5_0(q5::Q5_0),
+    Q5_1(q5::Q5_1),
+    Q8_0(q8::Q8_0),
+    Q2K(k_quants::Q2K),
+    Q3K(k_quants::Q3K),
+    /// Q4_K and Q5_K.
+    Q45K(k_quants::Q45K),
+    Q6K(k_quants::Q6K),
+    /// F32, F16 and BF16.
+    F32(float::F32),
 }
 
-/// Runs `$body` with `$block(r, b)` giving block `b` of row `r` in `$m`'s format. The
-/// body is compiled once per format, so the hot loops never branch on it.
+/// Runs `$body` with `$b` bound to `$w`'s blocks: the body is compiled once per family,
+/// so the hot loops never branch on it.
 macro_rules! with_blocks {
-    ($m:expr, |$block:ident| $body:expr) => {{
-        let per_row = $m.cols / BLOCK;
-        match &$m.w {
-            Weights::Q4_1 { d, m, qs } => {
-                let $block = |r: usize, b: usize| q4_1::block(d, m, qs, r * per_row + b);
-                $body
-            }
-            Weights::Q8_0 { d, qs } => {
-                let $block = |r: usize, b: usize| q8_0::block(d, qs, r * per_row + b);
-                $body
-            }
-            Weights::F32(w) => {
-                let $block = |r: usize, b: usize| float::block(w, r * per_row + b);
-                $body
-            }
+    ($w:expr, |$b:ident| $body:expr) => {
+        match $w {
+            Weights::Q4_0($b) => $body,
+            Weights::Q4_1($b) => $body,
+            Weights::Q5_0($b) => $body,
+            Weights::Q5_1($b) => $body,
+            Weights::Q8_0($b) => $body,
+            Weights::Q2K($b) => $body,
+            Weights::Q3K($b) => $body,
+            Weights::Q45K($b) => $body,
+            Weights::Q6K($b) => $body,
+            Weights::F32($b) => $body,
         }
-    }};
+    };
 }
 
-/// Runs `$body` with `$blocks`, the `Scaled` view of `$m` for the activation rows `$x`,
-/// compiled once per format.
-macro_rules! with_scaled_blocks {
-    ($m:expr, $x:expr, |$blocks:ident| $body:expr) => {{
-        let per_row = $m.cols / BLOCK;
-        match &$m.w {
-            Weights::Q4_1 { d, m, qs } => {
-                let xsum: Vec<f32> = $x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
-                let $blocks = Scaled {
-                    q: |i: usize| q4_1::raw(qs, i),
-                    scale: |i: usize| d[i],
-                    offset: |i: usize, b: usize, t: usize| m[i] * xsum[t * per_row + b],
-                };
-                $body
-            }
-            Weights::Q8_0 { d, qs } => {
-                let $blocks = Scaled {
-                    q: |i: usize| q8_0::raw(qs, i),
-                    scale: |i: usize| d[i],
-                    offset: |_: usize, _: usize, _: usize| 0.0,
-                };
-                $body
-            }
-            Weights::F32(w) => {
-                let $blocks = Scaled {
-                    q: |i: usize| float::block(w, i),
-                    scale: |_: usize| 1.0,
-                    offset: |_: usize, _: usize, _: usize| 0.0,
-                };
-                $body
-            }
-        }
-    }};
+/// Σ x over each 16-value half of each 32-value block of `x`, for families with offsets.
+fn half_sums_of<B: Blocks>(_: &B, x: &[f32]) -> Vec<[f32; 2]> {
+    if !B::OFFSET {
+        return Vec::new();
+    }
+    x.chunks_exact(BLOCK).map(|c| [c[..16].iter().sum(), c[16..].iter().sum()]).collect()
+}
+
+/// The `Scaled` view of `blocks` for activations whose half sums are `sums`.
+fn scaled<'a, B: Blocks>(
+    blocks: &'a B,
+    sums: &'a [[f32; 2]],
+    per_row: usize,
+) -> Scaled<impl Fn(usize) -> [F4; 8] + 'a, impl Fn(usize) -> f32 + 'a, impl Fn(usize, usize, usize) -> f32 + 'a> {
+    Scaled {
+        q: move |i| blocks.raw(i),
+        scale: move |i| blocks.scale(i),
+        offset: move |i, b, t| if B::OFFSET { blocks.offset(i, sums[t * per_row + b]) } else { 0.0 },
+    }
 }
 
 /// A `rows × cols` row-major weight matrix: `rows` outputs, `cols` inputs.
@@ -117,49 +132,58 @@ pub struct QMatrix {
 impl QMatrix {
     /// Reads the raw GGUF bytes of one tensor. `name` is only for error messages.
     pub fn from_ggml(name: &str, dtype: GgmlDType, rows: usize, cols: usize, bytes: &[u8]) -> Result<Self> {
+        let load: fn(&str, usize, &[u8]) -> Result<Weights> = match dtype {
+            GgmlDType::Q4_0 => q4::load_q4_0,
+            GgmlDType::Q4_1 => q4::load_q4_1,
+            GgmlDType::Q5_0 => q5::load_q5_0,
+            GgmlDType::Q5_1 => q5::load_q5_1,
+            GgmlDType::Q8_0 => q8::load,
+            GgmlDType::Q2K => k_quants::load_q2k,
+            GgmlDType::Q3K => k_quants::load_q3k,
+            GgmlDType::Q4K => |n, e, b| k_quants::load_q45k(n, e, b, false),
+            GgmlDType::Q5K => |n, e, b| k_quants::load_q45k(n, e, b, true),
+            GgmlDType::Q6K => k_quants::load_q6k,
+            GgmlDType::F32 => float::load_f32,
+            GgmlDType::F16 => float::load_f16,
+            GgmlDType::BF16 => float::load_bf16,
+            other => {
+                return Err(EngineError::InvalidModel(format!(
+                    "tensor {name} has type {other:?}, which this engine does not run \
+                     (it runs Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, F16, BF16 and F32)"
+                )))
+            }
+        };
         let elems =
             rows.checked_mul(cols).ok_or_else(|| EngineError::InvalidModel(format!("tensor {name} is too large")))?;
-        let expected = elems / dtype.block_size() * dtype.type_size();
-        // Every llama matrix width is a multiple of 32; the kernels rely on it.
-        if !cols.is_multiple_of(BLOCK) {
+        // Every matrix width must hold whole blocks (32 weights; 256 for the K-quants, whose
+        // super-blocks must not straddle rows): the kernels rely on it.
+        let block = dtype.block_size().max(BLOCK);
+        if !cols.is_multiple_of(block) {
             return Err(EngineError::InvalidModel(format!(
-                "tensor {name} has {cols} columns, not a multiple of the {BLOCK}-element block"
+                "tensor {name} ({dtype:?}) has {cols} columns, not a multiple of its {block}-element block"
             )));
         }
+        let expected = elems / dtype.block_size() * dtype.type_size();
         if bytes.len() != expected {
             return Err(EngineError::InvalidModel(format!(
                 "tensor {name} ({dtype:?}, {rows}×{cols}) needs {expected} bytes, the file has {}",
                 bytes.len()
             )));
         }
-        let w = match dtype {
-            GgmlDType::Q4_1 => q4_1::load(name, elems, bytes)?,
-            GgmlDType::Q8_0 => q8_0::load(name, elems, bytes)?,
-            GgmlDType::F32 => float::load_f32(name, elems, bytes)?,
-            GgmlDType::F16 => float::load_f16(name, elems, bytes)?,
-            other => {
-                return Err(EngineError::InvalidModel(format!(
-                    "tensor {name} has type {other:?}; this engine runs F32, F16, Q4_1 and Q8_0"
-                )))
-            }
-        };
-        Ok(Self { rows, cols, w })
+        Ok(Self { rows, cols, w: load(name, elems, bytes)? })
     }
 
     /// Bytes this matrix holds in memory.
     pub fn bytes(&self) -> usize {
-        match &self.w {
-            Weights::Q4_1 { d, m, qs } => (d.len() + m.len()) * 4 + qs.len(),
-            Weights::Q8_0 { d, qs } => d.len() * 4 + qs.len(),
-            Weights::F32(v) => v.len() * 4,
-        }
+        with_blocks!(&self.w, |b| b.bytes())
     }
 
     /// Writes row `r`, dequantised, into `out` (`cols` values).
     pub fn row_into(&self, r: usize, out: &mut [f32]) {
-        with_blocks!(self, |block| {
+        let per_row = self.cols / BLOCK;
+        with_blocks!(&self.w, |blocks| {
             for (b, chunk) in out[..self.cols].chunks_exact_mut(BLOCK).enumerate() {
-                for (k, v) in block(r, b).iter().enumerate() {
+                for (k, v) in blocks.block(r * per_row + b).iter().enumerate() {
                     v.store(&mut chunk[4 * k..]);
                 }
             }
@@ -247,9 +271,12 @@ impl QMatrix {
                 dst[4..].copy_from_slice(&x[(2 * p + 1) * cols + 4 * c..][..4]);
             }
         }
-        // SAFETY: `matmul_batch` checked `has_avx`.
-        with_scaled_blocks!(self, x, |blocks| unsafe {
-            matvec_scaled_pairs(&x2, pairs, cols / BLOCK, rows.clone(), out, &blocks)
+        let per_row = cols / BLOCK;
+        with_blocks!(&self.w, |blocks| {
+            let sums = half_sums_of(blocks, x);
+            let view = scaled(blocks, &sums, per_row);
+            // SAFETY: `matmul_batch` checked `has_avx`.
+            unsafe { matvec_scaled_pairs(&x2, pairs, per_row, rows.clone(), out, &view) }
         });
         if n % 2 == 1 {
             let width = rows.len();
@@ -259,13 +286,12 @@ impl QMatrix {
 
     /// `matvec` for `T` activation rows at once (see `matmul_batch`).
     fn matvec_batch<const T: usize>(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
-        with_scaled_blocks!(self, x, |blocks| matvec_scaled_batch::<T, _, _, _>(
-            x,
-            self.cols / BLOCK,
-            rows.clone(),
-            out,
-            &blocks
-        ))
+        let per_row = self.cols / BLOCK;
+        with_blocks!(&self.w, |blocks| {
+            let sums = half_sums_of(blocks, x);
+            let view = scaled(blocks, &sums, per_row);
+            matvec_scaled_batch::<T, _, _, _>(x, per_row, rows.clone(), out, &view)
+        })
     }
 
     /// 2 to 8 tokens (verifying a speculative draft): as in `matvec`, each block is
@@ -274,12 +300,12 @@ impl QMatrix {
     /// dequantised before the dot products: applying the scale to each token's dot product
     /// instead measured 10 % slower at T = 5.
     fn matvec_few<const T: usize>(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
-        let (blocks, cols) = (self.cols / BLOCK, self.cols);
-        with_blocks!(self, |block| {
+        let (per_row, cols) = (self.cols / BLOCK, self.cols);
+        with_blocks!(&self.w, |blocks| {
             for r in rows.clone() {
                 let mut acc = [F4::zero(); T];
-                for b in 0..blocks {
-                    let w = block(r, b);
+                for b in 0..per_row {
+                    let w = blocks.block(r * per_row + b);
                     for (i, a) in acc.iter_mut().enumerate() {
                         let xs = &x[i * cols + b * BLOCK..];
                         let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
@@ -299,21 +325,11 @@ impl QMatrix {
     /// Σ (q·d + m)·x = d·Σ q·x + m·Σ x, with Σ x per block computed once for all rows.
     fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
         let per_row = self.cols / BLOCK;
-        match &self.w {
-            Weights::Q4_1 { d, m, qs } => {
-                let xsum: Vec<f32> = x.chunks_exact(BLOCK).map(|c| c.iter().sum()).collect();
-                let q = |i: usize| q4_1::raw(qs, i);
-                matvec_scaled(x, per_row, rows, out, q, |i| d[i], |i, b| m[i] * xsum[b])
-            }
-            Weights::Q8_0 { d, qs } => {
-                let q = |i: usize| q8_0::raw(qs, i);
-                matvec_scaled(x, per_row, rows, out, q, |i| d[i], |_, _| 0.0)
-            }
-            Weights::F32(w) => {
-                let q = |i: usize| float::block(w, i);
-                matvec_scaled(x, per_row, rows, out, q, |_| 1.0, |_, _| 0.0)
-            }
-        }
+        with_blocks!(&self.w, |blocks| {
+            let sums = half_sums_of(blocks, x);
+            let Scaled { q, scale, offset } = scaled(blocks, &sums, per_row);
+            matvec_scaled(x, per_row, rows, out, q, scale, |i, b| offset(i, b, 0))
+        })
     }
 
     /// Prefill and verification: rows are dequantised once into a buffer, then a 2-row ×
@@ -357,34 +373,93 @@ impl QMatrix {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use candle_core::{quantized::QTensor, Device, Tensor};
+    use candle_core::quantized::ggml_file::qtensor_from_ggml;
+    use candle_core::Device;
+    use half::{bf16, f16};
 
-    /// Our dequantisation and matmul against candle's own dequantiser plus a plain loop.
+    /// A small deterministic generator (xorshift), so that failures reproduce.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        /// Uniform in -1..1.
+        fn unit(&mut self) -> f32 {
+            (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        }
+    }
+
+    /// Where each block type keeps its f16 scales: (block bytes, scale offsets).
+    fn scale_fields(dtype: GgmlDType) -> &'static [usize] {
+        match dtype {
+            GgmlDType::Q4_0 | GgmlDType::Q5_0 | GgmlDType::Q8_0 => &[0],
+            GgmlDType::Q4_1 | GgmlDType::Q5_1 | GgmlDType::Q4K | GgmlDType::Q5K => &[0, 2],
+            GgmlDType::Q2K => &[80, 82],
+            GgmlDType::Q3K => &[108],
+            GgmlDType::Q6K => &[208],
+            _ => &[],
+        }
+    }
+
+    /// `rows × cols` weights of `dtype` as the file would hold them: random bits in every
+    /// field (so every bit of every packed value and sub-scale is exercised), with finite
+    /// random scales; floats are random values.
+    fn random_tensor(dtype: GgmlDType, rows: usize, cols: usize, seed: u64) -> Vec<u8> {
+        let mut rng = Rng(seed);
+        let elems = rows * cols;
+        match dtype {
+            GgmlDType::F32 => (0..elems).flat_map(|_| rng.unit().to_le_bytes()).collect(),
+            GgmlDType::F16 => (0..elems).flat_map(|_| f16::from_f32(rng.unit()).to_le_bytes()).collect(),
+            GgmlDType::BF16 => (0..elems).flat_map(|_| bf16::from_f32(rng.unit()).to_le_bytes()).collect(),
+            _ => {
+                let size = dtype.type_size();
+                let mut bytes: Vec<u8> = (0..elems / dtype.block_size() * size).map(|_| rng.next() as u8).collect();
+                for block in bytes.chunks_exact_mut(size) {
+                    for &at in scale_fields(dtype) {
+                        block[at..at + 2].copy_from_slice(&f16::from_f32(rng.unit() * 0.05).to_le_bytes());
+                    }
+                }
+                bytes
+            }
+        }
+    }
+
+    /// Our dequantisation against candle's (`to_float`, bit for bit), and every matmul
+    /// kernel against a plain loop over the dequantised weights, on random blocks.
     fn check(dtype: GgmlDType) {
-        let (rows, cols) = (7, 96);
+        let (rows, cols) = (5, 512);
         let dev = Device::Cpu;
-        let data: Vec<f32> = (0..rows * cols).map(|i| ((i * 37 % 101) as f32 - 50.0) / 13.0).collect();
-        let t = Tensor::from_vec(data, (rows, cols), &dev).unwrap();
-        let q = QTensor::quantize(&t, dtype).unwrap();
-        let reference = q.dequantize(&dev).unwrap().to_vec2::<f32>().unwrap();
-        let m = QMatrix::from_ggml("w", dtype, rows, cols, &q.data().unwrap()).unwrap();
+        let bytes = random_tensor(dtype, rows, cols, 0x9E37_79B9_7F4A_7C15 ^ dtype.type_size() as u64);
+        let reference = qtensor_from_ggml(dtype, &bytes, vec![rows, cols], &dev)
+            .unwrap()
+            .dequantize(&dev)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        let m = QMatrix::from_ggml("w", dtype, rows, cols, &bytes).unwrap();
         let mut row = vec![0f32; cols];
         for (r, want) in reference.iter().enumerate() {
             m.row_into(r, &mut row);
-            assert_eq!(&row, want, "row {r} of {dtype:?} differs from candle's dequantisation");
+            assert!(
+                row.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "row {r} of {dtype:?} differs from candle's dequantisation"
+            );
         }
+        let mut rng = Rng(7);
         // One token (decode), a few (draft verification) and many (prefill) take different kernels.
         for n in [1, 3, 6, 8, 13, 17] {
-            let x: Vec<f32> = (0..n * cols).map(|i| ((i * 17 % 23) as f32 - 11.0) / 7.0).collect();
+            let x: Vec<f32> = (0..n * cols).map(|_| rng.unit()).collect();
             let mut out = vec![0f32; n * rows];
             m.matmul(&x, n, &mut out);
             for t in 0..n {
                 for r in 0..rows {
-                    let want: f32 = (0..cols).map(|c| reference[r][c] * x[t * cols + c]).sum();
-                    assert!(
-                        (out[t * rows + r] - want).abs() < 1e-4 * (1.0 + want.abs()),
-                        "{dtype:?} n={n} t={t} r={r}"
-                    );
+                    let terms = (0..cols).map(|c| reference[r][c] as f64 * x[t * cols + c] as f64);
+                    let (want, size) = terms.fold((0f64, 0f64), |(s, a), v| (s + v, a + v.abs()));
+                    let got = out[t * rows + r] as f64;
+                    assert!((got - want).abs() <= 1e-6 * size, "{dtype:?} n={n} t={t} r={r}: {got} vs {want}");
                 }
             }
             // A batch of decode rows: each bit-identical to its own single-token pass.
@@ -405,8 +480,23 @@ mod tests {
     }
 
     #[test]
+    fn q4_0_matches_candle() {
+        check(GgmlDType::Q4_0)
+    }
+
+    #[test]
     fn q4_1_matches_candle() {
         check(GgmlDType::Q4_1)
+    }
+
+    #[test]
+    fn q5_0_matches_candle() {
+        check(GgmlDType::Q5_0)
+    }
+
+    #[test]
+    fn q5_1_matches_candle() {
+        check(GgmlDType::Q5_1)
     }
 
     #[test]
@@ -415,13 +505,81 @@ mod tests {
     }
 
     #[test]
+    fn q2_k_matches_candle() {
+        check(GgmlDType::Q2K)
+    }
+
+    #[test]
+    fn q3_k_matches_candle() {
+        check(GgmlDType::Q3K)
+    }
+
+    #[test]
+    fn q4_k_matches_candle() {
+        check(GgmlDType::Q4K)
+    }
+
+    #[test]
+    fn q5_k_matches_candle() {
+        check(GgmlDType::Q5K)
+    }
+
+    #[test]
+    fn q6_k_matches_candle() {
+        check(GgmlDType::Q6K)
+    }
+
+    #[test]
     fn f32_matches_plain_loop() {
         check(GgmlDType::F32)
+    }
+
+    #[test]
+    fn f16_matches_candle() {
+        check(GgmlDType::F16)
+    }
+
+    #[test]
+    fn bf16_matches_candle() {
+        check(GgmlDType::BF16)
     }
 
     #[test]
     fn wrong_byte_count_is_an_error() {
         let err = QMatrix::from_ggml("blk.0.attn_q.weight", GgmlDType::Q4_1, 4, 64, &[0u8; 10]).err().unwrap();
         assert!(err.to_string().contains("needs 160 bytes, the file has 10"), "{err}");
+    }
+
+    #[test]
+    fn a_k_quant_row_that_is_not_whole_super_blocks_is_an_error() {
+        let err = QMatrix::from_ggml("blk.0.attn_k.weight", GgmlDType::Q4K, 2, 576, &[0u8; 648]).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "invalid model file: tensor blk.0.attn_k.weight (Q4K) has 576 columns, not a multiple of its 256-element block"
+        );
+    }
+
+    #[test]
+    fn a_nan_or_infinite_scale_is_an_error_naming_the_tensor() {
+        for (dtype, at, value) in
+            [(GgmlDType::Q8_0, 0, f16::NAN), (GgmlDType::Q6K, 208, f16::INFINITY), (GgmlDType::Q4K, 2, f16::NAN)]
+        {
+            let mut bytes = random_tensor(dtype, 1, 256, 3);
+            bytes[at..at + 2].copy_from_slice(&value.to_le_bytes());
+            let err = QMatrix::from_ggml("output.weight", dtype, 1, 256, &bytes).err().unwrap().to_string();
+            assert!(err.contains("tensor output.weight has a block whose scale is"), "{dtype:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_type_the_engine_does_not_run_is_an_error_naming_it() {
+        let err =
+            QMatrix::from_ggml("token_embd.weight", GgmlDType::Q8K, 1, 256, &[0u8; 292]).err().unwrap().to_string();
+        assert!(
+            err.starts_with(
+                "invalid model file: tensor token_embd.weight has type Q8K, which this engine does not run"
+            ),
+            "{err}"
+        );
     }
 }

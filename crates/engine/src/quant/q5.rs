@@ -1,0 +1,108 @@
+//! The 5-bit legacy blocks, as in ggml's `block_q5_0` and `block_q5_1`: per block of 32
+//! weights a scale d (and for Q5_1 an offset m), f16 each, then the fifth bits of the 32
+//! values as a u32 (bit j = element j) and their low 4 bits as Q4's nibbles. Q5_0: value =
+//! (q - 16) * d; Q5_1: value = q * d + m. Kept as a 4-bit and a 1-bit plane, as in the file.
+
+use super::float::scale_at;
+use super::planes::bits;
+use super::q4::nibbles_at;
+use super::simd::F4;
+use super::{Blocks, Weights, BLOCK};
+use crate::error::Result;
+use crate::memory::with_capacity;
+
+pub(super) struct Q5_0 {
+    d: Vec<f32>,
+    qh: Vec<u32>,
+    qs: Vec<u8>,
+}
+
+pub(super) struct Q5_1 {
+    d: Vec<f32>,
+    m: Vec<f32>,
+    qh: Vec<u32>,
+    qs: Vec<u8>,
+}
+
+/// Reads the Q5_0 blocks of a tensor of `elems` weights (its byte count already checked).
+pub(super) fn load_q5_0(name: &str, elems: usize, bytes: &[u8]) -> Result<Weights> {
+    let n = elems / BLOCK;
+    let (mut d, mut qh, mut qs) = (with_capacity(n, name)?, with_capacity(n, name)?, with_capacity(n * 16, name)?);
+    for block in bytes.chunks_exact(22) {
+        d.push(scale_at(name, block, 0)?);
+        qh.push(u32::from_le_bytes(block[2..6].try_into().unwrap()));
+        qs.extend_from_slice(&block[6..22]);
+    }
+    Ok(Weights::Q5_0(Q5_0 { d, qh, qs }))
+}
+
+/// Reads the Q5_1 blocks of a tensor of `elems` weights (its byte count already checked).
+pub(super) fn load_q5_1(name: &str, elems: usize, bytes: &[u8]) -> Result<Weights> {
+    let n = elems / BLOCK;
+    let (mut d, mut m) = (with_capacity(n, name)?, with_capacity(n, name)?);
+    let (mut qh, mut qs) = (with_capacity(n, name)?, with_capacity(n * 16, name)?);
+    for block in bytes.chunks_exact(24) {
+        d.push(scale_at(name, block, 0)?);
+        m.push(scale_at(name, block, 2)?);
+        qh.push(u32::from_le_bytes(block[4..8].try_into().unwrap()));
+        qs.extend_from_slice(&block[8..24]);
+    }
+    Ok(Weights::Q5_1(Q5_1 { d, m, qh, qs }))
+}
+
+/// Block `i`'s 5-bit values, 0..32: its nibbles plus 16 times its fifth bits.
+#[inline(always)]
+pub(super) fn five_bits(qs: &[u8], qh: u32, i: usize) -> [F4; 8] {
+    let (lo, hi, sixteen) = (nibbles_at(qs, i), bits(qh), F4::splat(16.0));
+    std::array::from_fn(|k| lo[k].add(hi[k].mul(sixteen)))
+}
+
+/// ggml's arithmetic, `(q - 16) * d`, is `Blocks::block`'s `raw · scale`.
+impl Blocks for Q5_0 {
+    const OFFSET: bool = false;
+
+    #[inline(always)]
+    fn raw(&self, i: usize) -> [F4; 8] {
+        let sixteen = F4::splat(-16.0);
+        five_bits(&self.qs, self.qh[i], i).map(|x| x.add(sixteen))
+    }
+
+    #[inline(always)]
+    fn scale(&self, i: usize) -> f32 {
+        self.d[i]
+    }
+
+    fn bytes(&self) -> usize {
+        self.d.len() * 4 + self.qh.len() * 4 + self.qs.len()
+    }
+}
+
+impl Blocks for Q5_1 {
+    const OFFSET: bool = true;
+
+    /// ggml's arithmetic: `q * d + m`.
+    #[inline(always)]
+    fn block(&self, i: usize) -> [F4; 8] {
+        let (d, m) = (F4::splat(self.d[i]), F4::splat(self.m[i]));
+        self.raw(i).map(|x| x.mul(d).add(m))
+    }
+
+    #[inline(always)]
+    fn raw(&self, i: usize) -> [F4; 8] {
+        five_bits(&self.qs, self.qh[i], i)
+    }
+
+    #[inline(always)]
+    fn scale(&self, i: usize) -> f32 {
+        self.d[i]
+    }
+
+    #[inline(always)]
+    fn offset(&self, i: usize, sums: [f32; 2]) -> f32 {
+        self.m[i] * (sums[0] + sums[1])
+    }
+
+    fn bytes(&self) -> usize {
+        (self.d.len() + self.m.len() + self.qh.len()) * 4 + self.qs.len()
+    }
+}
