@@ -3,7 +3,7 @@
 
 pub mod hooks;
 mod layers;
-mod llama;
+mod model;
 
 pub use layers::Logits;
-pub use llama::Model;
+pub use model::Model;
