@@ -1,53 +1,49 @@
-//! The llama forward pass, written out so that every step the lessons need is reachable:
-//! logits for every position of a chunk (draft verification), only the first L layers
-//! (early-exit drafts), an explicit KV cache that can be truncated, and RoPE computed per
-//! position for the whole trained context.
+//! The forward pass every architecture shares (`Model`), written out so that every step
+//! the lessons need is reachable: logits for every position of a chunk (draft
+//! verification), only the first L layers (early-exit drafts), an explicit KV cache that
+//! can be truncated, and RoPE computed per position for the whole trained context. What
+//! differs between architectures lives in the `Layer`s each one's file loads (`llama.rs`,
+//! `qwen2.rs`, `qwen3.rs`, `gemma3.rs`) and in its `Recipe`.
 
 use super::hooks::Probe;
-use super::layers::{add_in_place, rms_norm, rope, Attention, Logits, MatMul, Rotation};
+use super::layers::{
+    add_bias, add_in_place, gated, rms_norm, rms_norm_in_place, rope, soft_cap, Attention, Layer, Logits, MatMul,
+    Recipe, Rotation,
+};
+use super::{gemma3, llama, qwen2, qwen3};
 use crate::error::{EngineError, Result};
-use crate::gguf::config::Config;
+use crate::gguf::config::{Architecture, Config};
 use crate::gguf::{read_gguf, TensorReader};
 use crate::kv_cache::KvCache;
 use crate::memory;
-use crate::parallel;
 use crate::quant::QMatrix;
 use crate::tokenizer::Tokenizer;
 use std::io::{Cursor, Read, Seek, SeekFrom};
 
-struct Layer {
-    attn_norm: Vec<f32>,
-    wq: QMatrix,
-    wk: QMatrix,
-    wv: QMatrix,
-    wo: QMatrix,
-    ffn_norm: Vec<f32>,
-    gate: QMatrix,
-    up: QMatrix,
-    down: QMatrix,
-}
-
 pub struct Model {
     pub config: Config,
     pub tokenizer: Tokenizer,
+    recipe: Recipe,
     embed: QMatrix,
     layers: Vec<Layer>,
     out_norm: Vec<f32>,
     /// `None` when the LM head is tied to the token embedding, as in SmolLM2.
     lm_head: Option<QMatrix>,
-    /// Per rotary pair i: base^(-2i / head_dim).
-    inv_freq: Vec<f64>,
+    /// Per RoPE base (the global layers', then the local layers' when they differ), per
+    /// rotary pair i: base^(-2i / head_dim).
+    inv_freq: Vec<Vec<f64>>,
 }
 
 impl Model {
-    /// Loads a llama GGUF from memory (wasm has no filesystem).
+    /// Loads a GGUF from memory (wasm has no filesystem).
     pub fn from_gguf_bytes(bytes: &[u8]) -> Result<Self> {
         Self::from_gguf_reader(&mut Cursor::new(bytes))
     }
 
-    /// Loads a llama GGUF from any seekable source, one tensor at a time (the worker reads
-    /// from the file's JavaScript buffer, so the whole file never enters wasm memory).
-    /// Weights keep their quantised form; only norms become f32.
+    /// Loads a GGUF of any architecture in `Architecture` from any seekable source, one
+    /// tensor at a time (the worker reads from the file's JavaScript buffer, so the whole
+    /// file never enters wasm memory). Weights keep their quantised form; only norms and
+    /// biases become f32.
     pub fn from_gguf_reader<R: Read + Seek>(source: &mut R) -> Result<Self> {
         let content = read_gguf(source)?;
         let config = Config::from_gguf(&content)?;
@@ -57,31 +53,29 @@ impl Model {
             .seek(SeekFrom::End(0))
             .map_err(|e| EngineError::InvalidModel(format!("could not read the file: {e}")))?;
         let mut t = TensorReader { content: &content, source, size, buf: Vec::new() };
-        let layers = (0..c.layers)
-            .map(|i| {
-                let p = |s: &str| format!("blk.{i}.{s}.weight");
-                Ok(Layer {
-                    attn_norm: t.vector(&p("attn_norm"), c.embedding)?,
-                    wq: t.matrix(&p("attn_q"), c.embedding, c.embedding)?,
-                    wk: t.matrix(&p("attn_k"), c.kv_dim(), c.embedding)?,
-                    wv: t.matrix(&p("attn_v"), c.kv_dim(), c.embedding)?,
-                    wo: t.matrix(&p("attn_output"), c.embedding, c.embedding)?,
-                    ffn_norm: t.vector(&p("ffn_norm"), c.embedding)?,
-                    gate: t.matrix(&p("ffn_gate"), c.ffn, c.embedding)?,
-                    up: t.matrix(&p("ffn_up"), c.ffn, c.embedding)?,
-                    down: t.matrix(&p("ffn_down"), c.embedding, c.ffn)?,
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let (recipe, layer): (Recipe, fn(&mut TensorReader<'_, R>, &Config, usize) -> Result<Layer>) =
+            match c.architecture {
+                Architecture::Llama => (llama::RECIPE, llama::layer),
+                Architecture::Qwen2 => (qwen2::RECIPE, qwen2::layer),
+                Architecture::Qwen3 => (qwen3::RECIPE, qwen3::layer),
+                Architecture::Gemma3 => (gemma3::RECIPE, gemma3::layer),
+            };
+        let layers = (0..c.layers).map(|i| layer(&mut t, c, i)).collect::<Result<Vec<_>>>()?;
         let lm_head = match content.tensor_infos.contains_key("output.weight") {
             true => Some(t.matrix("output.weight", c.vocab, c.embedding)?),
             false => None,
         };
+        let mut bases = vec![c.rope_base];
+        bases.extend(c.sliding_window.map(|w| w.rope_base));
         let half = c.head_dim / 2;
-        let inv_freq = (0..half).map(|i| (c.rope_base as f64).powf(-((2 * i) as f64) / c.head_dim as f64)).collect();
+        let inv_freq = bases
+            .iter()
+            .map(|&b| (0..half).map(|i| (b as f64).powf(-((2 * i) as f64) / c.head_dim as f64)).collect())
+            .collect();
         Ok(Self {
             embed: t.matrix("token_embd.weight", c.vocab, c.embedding)?,
             out_norm: t.vector("output_norm.weight", c.embedding)?,
+            recipe,
             layers,
             lm_head,
             inv_freq,
@@ -90,16 +84,15 @@ impl Model {
         })
     }
 
+    /// Whether the file carries a chat template (`tokenizer.chat_template`). A model
+    /// without one is a base model: hosts run it as plain continuation and say so.
+    pub fn has_chat_template(&self) -> bool {
+        self.tokenizer.chat_template.is_some()
+    }
+
     /// Bytes held by the weights in memory.
     pub fn weight_bytes(&self) -> usize {
-        let l: usize = self
-            .layers
-            .iter()
-            .map(|l| {
-                [&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down].iter().map(|m| m.bytes()).sum::<usize>()
-                    + 4 * (l.attn_norm.len() + l.ffn_norm.len())
-            })
-            .sum();
+        let l: usize = self.layers.iter().map(Layer::bytes).sum();
         l + self.embed.bytes() + self.lm_head.as_ref().map_or(0, |m| m.bytes()) + 4 * self.out_norm.len()
     }
 
@@ -153,21 +146,22 @@ impl Model {
                 cache.layers[i].len
             )));
         }
-        let (e, kvd) = (c.embedding, c.kv_dim());
+        let (e, qd, kvd) = (c.embedding, c.q_dim(), c.kv_dim());
         let mut a = Activations::new(self, tokens)?;
         if let Some(hidden) = probe.hidden.as_mut() {
             hidden.clear();
         }
-        let angles: Vec<Rotation> = (start..start + n).map(|pos| self.rotation(pos)).collect();
+        let angles = self.rotations(&(start..start + n).collect::<Vec<_>>());
         for (li, layer) in self.layers[..layers].iter().enumerate() {
             a.qkv(self, layer, QMatrix::matmul);
-            for (i, r) in angles.iter().enumerate() {
-                rope(&mut a.q[i * e..(i + 1) * e], r);
-                rope(&mut a.k[i * kvd..(i + 1) * kvd], r);
+            for (i, r) in angles[self.rope_table(li)].iter().enumerate() {
+                rope(&mut a.q[i * qd..(i + 1) * qd], r, self.recipe.rope);
+                rope(&mut a.k[i * kvd..(i + 1) * kvd], r, self.recipe.rope);
             }
             let lc = &mut cache.layers[li];
             lc.write(start, &a.k, &a.v, kvd)?;
-            let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, c, scale: a.scale };
+            let window = c.window(li);
+            let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, c, scale: a.scale, window };
             // The captured layer's attention runs on one thread, in order, for the capture.
             match probe.attention.as_mut().filter(|p| p.layer == li) {
                 Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| capture.record(start + i, h, w)),
@@ -210,20 +204,22 @@ impl Model {
                 c.context
             )));
         }
-        let (e, kvd) = (c.embedding, c.kv_dim());
+        let (qd, kvd) = (c.q_dim(), c.kv_dim());
         let mut a = Activations::new(self, tokens)?;
-        let angles: Vec<Rotation> = starts.iter().map(|&pos| self.rotation(pos)).collect();
+        let angles = self.rotations(&starts);
         for (li, layer) in self.layers.iter().enumerate() {
             a.qkv(self, layer, QMatrix::matmul_batch);
+            let window = c.window(li);
             for (i, (cache, &start)) in caches.iter_mut().zip(&starts).enumerate() {
                 let (q, k, v) =
-                    (&mut a.q[i * e..(i + 1) * e], &mut a.k[i * kvd..(i + 1) * kvd], &a.v[i * kvd..(i + 1) * kvd]);
-                rope(q, &angles[i]);
-                rope(k, &angles[i]);
+                    (&mut a.q[i * qd..(i + 1) * qd], &mut a.k[i * kvd..(i + 1) * kvd], &a.v[i * kvd..(i + 1) * kvd]);
+                let r = &angles[self.rope_table(li)][i];
+                rope(q, r, self.recipe.rope);
+                rope(k, r, self.recipe.rope);
                 let lc = &mut cache.layers[li];
                 lc.write(start, k, v, kvd)?;
-                let attention = Attention { q, k: &lc.k, v: &lc.v, start, c, scale: a.scale };
-                attention.run(&mut a.attn[i * e..(i + 1) * e]);
+                let attention = Attention { q, k: &lc.k, v: &lc.v, start, c, scale: a.scale, window };
+                attention.run(&mut a.attn[i * qd..(i + 1) * qd]);
             }
             a.output_and_mlp(self, layer, QMatrix::matmul_batch);
         }
@@ -243,13 +239,27 @@ impl Model {
         rms_norm(x, &self.out_norm, c.rms_eps, &mut normed);
         let mut out = memory::zeros(m * c.vocab, "the logits")?;
         matmul(self.lm_head.as_ref().unwrap_or(&self.embed), &normed, m, &mut out);
+        if let Some(cap) = c.final_softcap {
+            soft_cap(&mut out, cap);
+        }
         Ok(out)
     }
 
-    /// The (sin, cos) of each pair's rotation at `pos`: pos · base^(-2i/d) for pair i,
-    /// computed in f64 once per position and pass, then used by every head of every layer.
-    fn rotation(&self, pos: usize) -> Rotation {
-        self.inv_freq
+    /// Which of `inv_freq`'s RoPE bases layer `layer` rotates with.
+    fn rope_table(&self, layer: usize) -> usize {
+        usize::from(self.config.window(layer).is_some())
+    }
+
+    /// Per RoPE base, the rotations at each of `positions`.
+    fn rotations(&self, positions: &[usize]) -> Vec<Vec<Rotation>> {
+        (0..self.inv_freq.len()).map(|t| positions.iter().map(|&pos| self.rotation(t, pos)).collect()).collect()
+    }
+
+    /// The (sin, cos) of each pair's rotation at `pos` with RoPE base `table`:
+    /// pos · base^(-2i/d) for pair i, computed in f64 once per position and pass, then used
+    /// by every head of every layer with that base.
+    fn rotation(&self, table: usize, pos: usize) -> Rotation {
+        self.inv_freq[table]
             .iter()
             .map(|&f| {
                 let (sin, cos) = (pos as f64 * f).sin_cos();
@@ -281,20 +291,24 @@ impl Activations {
     /// The embeddings of `tokens` (already checked against the vocabulary), and room for the rest.
     fn new(model: &Model, tokens: &[u32]) -> Result<Self> {
         let c = &model.config;
-        let (n, e, kvd) = (tokens.len(), c.embedding, c.kv_dim());
+        let (n, e, qd, kvd) = (tokens.len(), c.embedding, c.q_dim(), c.kv_dim());
         let scratch = |len| memory::zeros::<f32>(len, "the forward pass's activations");
         let mut x = scratch(n * e)?;
         for (i, &t) in tokens.iter().enumerate() {
             model.embed.row_into(t as usize, &mut x[i * e..(i + 1) * e]);
         }
+        if model.recipe.scale_embeddings {
+            let scale = (e as f32).sqrt();
+            x.iter_mut().for_each(|v| *v *= scale);
+        }
         Ok(Self {
             n,
             x,
             h: scratch(n * e)?,
-            q: scratch(n * e)?,
+            q: scratch(n * qd)?,
             k: scratch(n * kvd)?,
             v: scratch(n * kvd)?,
-            attn: scratch(n * e)?,
+            attn: scratch(n * qd)?,
             proj: scratch(n * e)?,
             g: scratch(n * c.ffn)?,
             u: scratch(n * c.ffn)?,
@@ -302,30 +316,46 @@ impl Activations {
         })
     }
 
-    /// The attention norm, then queries, keys and values (before RoPE).
+    /// The attention norm, then queries, keys and values (before RoPE), with their biases
+    /// and per-head norms where the layer has them.
     fn qkv(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
-        rms_norm(&self.x, &layer.attn_norm, model.config.rms_eps, &mut self.h);
+        let eps = model.config.rms_eps;
+        rms_norm(&self.x, &layer.attn_norm, eps, &mut self.h);
         matmul(&layer.wq, &self.h, self.n, &mut self.q);
         matmul(&layer.wk, &self.h, self.n, &mut self.k);
         matmul(&layer.wv, &self.h, self.n, &mut self.v);
+        if let Some([bq, bk, bv]) = &layer.qkv_bias {
+            add_bias(&mut self.q, bq);
+            add_bias(&mut self.k, bk);
+            add_bias(&mut self.v, bv);
+        }
+        if let Some([nq, nk]) = &layer.qk_norm {
+            rms_norm_in_place(&mut self.q, nq, eps);
+            rms_norm_in_place(&mut self.k, nk, eps);
+        }
     }
 
-    /// After attention has filled `attn`: the output projection and the SwiGLU MLP, each
-    /// added to the residual stream.
+    /// After attention has filled `attn`: the output projection and the gated MLP, each
+    /// (after its post-norm, where the layer has one) added to the residual stream.
     fn output_and_mlp(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
+        let eps = model.config.rms_eps;
+        let [post_attn, post_ffn] = match &layer.post_norms {
+            Some([a, f]) => [Some(a), Some(f)],
+            None => [None, None],
+        };
         matmul(&layer.wo, &self.attn, self.n, &mut self.proj);
+        if let Some(w) = post_attn {
+            rms_norm_in_place(&mut self.proj, w, eps);
+        }
         add_in_place(&mut self.x, &self.proj);
-        rms_norm(&self.x, &layer.ffn_norm, model.config.rms_eps, &mut self.h);
+        rms_norm(&self.x, &layer.ffn_norm, eps, &mut self.h);
         matmul(&layer.gate, &self.h, self.n, &mut self.g);
         matmul(&layer.up, &self.h, self.n, &mut self.u);
-        // SwiGLU, element by element, split over threads (an `exp` costs about 20 multiply-adds).
-        let u = &self.u;
-        parallel::items(&mut self.g, u.len(), u.len() * 20, |range, g| {
-            for (gi, ui) in g.iter_mut().zip(&u[range]) {
-                *gi = *gi / (1.0 + (-*gi).exp()) * ui;
-            }
-        });
+        gated(&mut self.g, &self.u, model.recipe.activation);
         matmul(&layer.down, &self.g, self.n, &mut self.proj);
+        if let Some(w) = post_ffn {
+            rms_norm_in_place(&mut self.proj, w, eps);
+        }
         add_in_place(&mut self.x, &self.proj);
     }
 }

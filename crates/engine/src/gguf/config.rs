@@ -203,7 +203,9 @@ impl Config {
                 return Err(invalid("the local layers' rope base is not a finite number above 1"));
             }
         }
-        for (name, cap) in [("attn_logit_softcapping", self.attn_softcap), ("final_logit_softcapping", self.final_softcap)] {
+        for (name, cap) in
+            [("attn_logit_softcapping", self.attn_softcap), ("final_logit_softcapping", self.final_softcap)]
+        {
             if cap.is_some_and(|c| !(c.is_finite() && c > 0.0)) {
                 return Err(invalid(&format!("{name} is not a positive finite number")));
             }
