@@ -1,109 +1,162 @@
-//! The tokenizer, rebuilt from the GGUF's own vocabulary and merges with the `tokenizers`
-//! crate: a byte-level BPE behind llama.cpp's `smollm` pre-tokenizer (every digit alone,
-//! then the GPT-2 byte-level regex). candle's `quantized::tokenizer` adds a leading space,
-//! so "Hello" would come out as 38699 instead of 19556.
+//! The tokenizer, read from the GGUF's own metadata (`tokenizer.ggml.*`): byte-level BPE
+//! (`bpe.rs`: GPT-2, SmolLM2, Llama 3, Qwen2) or SentencePiece (`spm.rs`: Llama 2, Gemma).
+//! Control tokens are found here, and only when asked: text a person typed is text.
+//! `stream.rs` turns token bytes into text without splitting a character.
+
+mod bpe;
+mod spm;
+mod stream;
+
+pub use bpe::PRE_TOKENIZERS;
+pub use stream::TextStream;
 
 use crate::error::{EngineError, Result};
 use candle_core::quantized::gguf_file::{Content, Value};
-use std::collections::HashMap;
-use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
-use tokenizers::models::bpe::BPE;
-use tokenizers::pre_tokenizers::byte_level::ByteLevel;
-use tokenizers::pre_tokenizers::digits::Digits;
-use tokenizers::pre_tokenizers::sequence::Sequence;
-use tokenizers::{AddedToken, PreTokenizerWrapper};
+use serde::{Deserialize, Serialize};
 
-/// GGUF token type of control tokens such as `<|im_start|>`.
+/// GGUF token types (llama.cpp's `llama_token_type`).
+const UNKNOWN: i32 = 2;
 const CONTROL: i32 = 3;
+const BYTE: i32 = 6;
+
+/// The texts of control tokens that end a turn in the chat formats this engine knows
+/// (ChatML, Gemma, Llama 3), besides the file's EOS and EOT ids.
+const END_OF_TURN: [&str; 4] = ["<|endoftext|>", "<|im_end|>", "<end_of_turn>", "<|eot_id|>"];
+
+/// Which kind of tokenizer the file has (`tokenizer.ggml.model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TokenizerKind {
+    /// `gpt2`: byte-level BPE.
+    ByteLevelBpe,
+    /// `llama`: SentencePiece with scores and byte fallback.
+    SentencePiece,
+}
+
+enum Pieces {
+    Bpe(bpe::Bpe),
+    Spm(spm::Spm),
+}
 
 pub struct Tokenizer {
-    inner: tokenizers::Tokenizer,
+    pieces: Pieces,
+    pub kind: TokenizerKind,
     /// The raw bytes each id stands for (control tokens: their literal text).
     bytes: Vec<Vec<u8>>,
     /// Control tokens, longest text first, for `encode(.., parse_special = true)`.
     control: Vec<(String, u32)>,
     pub bos: Option<u32>,
     pub eos: u32,
+    /// `tokenizer.ggml.eot_token_id`, when the file names an end-of-turn token.
+    eot: Option<u32>,
+    /// `tokenizer.chat_template`, as the file has it (untrusted text, not yet rendered);
+    /// `None` for a base model, which runs as plain continuation.
+    pub chat_template: Option<String>,
 }
 
 impl Tokenizer {
     pub fn from_gguf(content: &Content, vocab_size: usize) -> Result<Self> {
         let md = &content.metadata;
+        let array = |key: &str| -> Result<Option<&Vec<Value>>> {
+            match md.get(key) {
+                None => Ok(None),
+                Some(v) => v.to_vec().map(Some).map_err(|_| invalid(&format!("metadata {key} is not an array"))),
+            }
+        };
         let strings = |key: &str| -> Result<Vec<String>> {
-            let v = md.get(key).ok_or_else(|| invalid(&format!("metadata {key} is missing")))?;
-            let arr = v.to_vec().map_err(|_| invalid(&format!("metadata {key} is not an array")))?;
+            let arr = array(key)?.ok_or_else(|| invalid(&format!("metadata {key} is missing")))?;
             arr.iter()
                 .map(|s| s.to_string().cloned().map_err(|_| invalid(&format!("{key} holds a non-string"))))
                 .collect()
         };
-        match md.get("tokenizer.ggml.model") {
-            Some(Value::String(m)) if m == "gpt2" => {}
-            other => {
-                return Err(invalid(&format!(
-                    "tokenizer.ggml.model is {other:?}; this engine reads byte-level BPE ('gpt2')"
-                )))
-            }
-        }
+        let model = match md.get("tokenizer.ggml.model") {
+            Some(Value::String(m)) => m.as_str(),
+            Some(_) => return Err(invalid("tokenizer.ggml.model is not a string")),
+            None => return Err(invalid("metadata tokenizer.ggml.model is missing")),
+        };
         let tokens = strings("tokenizer.ggml.tokens")?;
         if tokens.len() != vocab_size {
             return Err(invalid(&format!("{} tokens for a {vocab_size}-row embedding", tokens.len())));
         }
-        let types: Vec<i32> = match md.get("tokenizer.ggml.token_type") {
-            Some(v) => v
-                .to_vec()
-                .map_err(|_| invalid("tokenizer.ggml.token_type is not an array"))?
-                .iter()
-                .map(|t| t.to_i32().unwrap_or(1))
-                .collect(),
+        let types: Vec<i32> = match array("tokenizer.ggml.token_type")? {
+            Some(v) if v.len() == tokens.len() => v.iter().map(|t| t.to_i32().unwrap_or(1)).collect(),
+            Some(v) => return Err(invalid(&format!("{} token types for {} tokens", v.len(), tokens.len()))),
             None => vec![1; tokens.len()],
         };
-        let merges = strings("tokenizer.ggml.merges")?
-            .into_iter()
-            .map(|m| match m.split_once(' ') {
-                Some((a, b)) => Ok((a.to_string(), b.to_string())),
-                None => Err(invalid(&format!("merge '{m}' is not two tokens"))),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let id = |key: &str| md.get(key).and_then(|v| v.to_u32().ok());
-        let eos = id("tokenizer.ggml.eos_token_id").ok_or_else(|| invalid("tokenizer.ggml.eos_token_id is missing"))?;
-        if eos as usize >= tokens.len() {
-            return Err(invalid("the EOS token id is outside the vocabulary"));
-        }
-
-        let vocab: tokenizers::models::bpe::Vocab =
-            tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        let bpe = BPE::builder()
-            .vocab_and_merges(vocab, merges)
-            .build()
-            .map_err(|e| invalid(&format!("could not build the BPE: {e}")))?;
-        let mut inner = tokenizers::Tokenizer::new(bpe);
-        let pre: Vec<PreTokenizerWrapper> = vec![Digits::new(true).into(), ByteLevel::new(false, true, true).into()];
-        inner.with_pre_tokenizer(Some(Sequence::new(pre)));
-        inner.with_decoder(Some(ByteLevelDecoder::default()));
-        let mut control: Vec<(String, u32)> = Vec::new();
-        let mut specials = Vec::new();
-        for (i, (t, &ty)) in tokens.iter().zip(&types).enumerate() {
-            if ty == CONTROL {
-                control.push((t.clone(), i as u32));
-                specials.push(AddedToken::from(t.clone(), true));
+        let id = |key: &str| -> Result<Option<u32>> {
+            match md.get(key).map(|v| v.to_u32()) {
+                None => Ok(None),
+                Some(Ok(id)) if (id as usize) < tokens.len() => Ok(Some(id)),
+                Some(_) => Err(invalid(&format!("{key} is not a token id inside the vocabulary"))),
             }
-        }
-        inner.add_special_tokens(specials).map_err(|e| invalid(&format!("control tokens: {e}")))?;
-        // Text is always text: a learner who types "<|im_start|>" gets those characters,
-        // not the control token. `encode(.., true)` opts in explicitly.
-        inner.set_encode_special_tokens(true);
+        };
+        let eos =
+            id("tokenizer.ggml.eos_token_id")?.ok_or_else(|| invalid("tokenizer.ggml.eos_token_id is missing"))?;
+        let (pieces, kind) = match model {
+            "gpt2" => {
+                let pre = match md.get("tokenizer.ggml.pre") {
+                    None => None,
+                    Some(Value::String(p)) => Some(p.as_str()),
+                    Some(_) => return Err(invalid("tokenizer.ggml.pre is not a string")),
+                };
+                let merges = strings("tokenizer.ggml.merges")?;
+                (Pieces::Bpe(bpe::Bpe::new(&tokens, &types, merges, pre)?), TokenizerKind::ByteLevelBpe)
+            }
+            "llama" => {
+                let scores: Vec<f32> = match array("tokenizer.ggml.scores")? {
+                    Some(v) if v.len() == tokens.len() => v
+                        .iter()
+                        .map(|s| s.to_f32().map_err(|_| invalid("tokenizer.ggml.scores holds a non-float")))
+                        .collect::<Result<_>>()?,
+                    _ => return Err(invalid("tokenizer.ggml.scores is missing or not one score per token")),
+                };
+                let add_space_prefix = match md.get("tokenizer.ggml.add_space_prefix") {
+                    None => true,
+                    Some(v) => v.to_bool().map_err(|_| invalid("tokenizer.ggml.add_space_prefix is not a boolean"))?,
+                };
+                let unknown = id("tokenizer.ggml.unknown_token_id")?
+                    .or_else(|| types.iter().position(|&t| t == UNKNOWN).map(|i| i as u32));
+                (Pieces::Spm(spm::Spm::new(&tokens, &types, scores, unknown, add_space_prefix)), TokenizerKind::SentencePiece)
+            }
+            other => {
+                return Err(invalid(&format!(
+                    "tokenizer.ggml.model is '{other}'; this engine reads byte-level BPE ('gpt2') and SentencePiece ('llama')"
+                )))
+            }
+        };
+        let mut control: Vec<(String, u32)> = tokens
+            .iter()
+            .zip(&types)
+            .enumerate()
+            .filter(|(_, (_, &ty))| ty == CONTROL)
+            .map(|(i, (t, _))| (t.clone(), i as u32))
+            .collect();
         control.sort_by_key(|(t, _)| std::cmp::Reverse(t.len()));
-
-        let decode_table = byte_decoder();
         let bytes = tokens
             .iter()
             .zip(&types)
-            .map(|(t, &ty)| match ty {
-                CONTROL => t.as_bytes().to_vec(),
-                _ => t.chars().map(|ch| decode_table.get(&ch).copied().unwrap_or(b'?')).collect(),
+            .map(|(t, &ty)| match (ty, kind) {
+                (CONTROL, _) => t.as_bytes().to_vec(),
+                (_, TokenizerKind::ByteLevelBpe) => bpe::Bpe::token_bytes(t),
+                (BYTE, TokenizerKind::SentencePiece) => {
+                    spm::byte_token(t).map_or_else(|| t.as_bytes().to_vec(), |b| vec![b])
+                }
+                (_, TokenizerKind::SentencePiece) => spm::piece_bytes(t),
             })
             .collect();
-        Ok(Self { inner, bytes, control, bos: id("tokenizer.ggml.bos_token_id"), eos })
+        Ok(Self {
+            pieces,
+            kind,
+            bytes,
+            control,
+            bos: id("tokenizer.ggml.bos_token_id")?,
+            eos,
+            eot: id("tokenizer.ggml.eot_token_id")?,
+            chat_template: match md.get("tokenizer.chat_template") {
+                None => None,
+                Some(Value::String(t)) => Some(t.clone()),
+                Some(_) => return Err(invalid("tokenizer.chat_template is not a string")),
+            },
+        })
     }
 
     pub fn vocab_size(&self) -> usize {
@@ -129,11 +182,11 @@ impl Tokenizer {
                 None => (rest, None),
             };
             if !plain.is_empty() {
-                let enc = self
-                    .inner
-                    .encode(plain, false)
-                    .map_err(|e| EngineError::InvalidPrompt(format!("tokenizer: {e}")))?;
-                ids.extend_from_slice(enc.get_ids());
+                match &self.pieces {
+                    Pieces::Bpe(b) => ids.extend(b.encode(plain)?),
+                    // SentencePiece's leading space goes where the input starts or a control token ended.
+                    Pieces::Spm(s) => ids.extend(s.encode(plain, ids.last().is_none_or(|&l| self.is_control(l)))),
+                }
             }
             match special {
                 Some((len, id, at)) => {
@@ -171,77 +224,15 @@ impl Tokenizer {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
-    /// Whether `token` ends a reply: end of turn or end of text.
+    /// Whether `token` ends a reply: end of text, or a control token that ends a turn.
     pub fn ends_reply(&self, token: u32) -> bool {
-        token == self.eos || Some(token) == self.control_id("<|endoftext|>")
+        token == self.eos || Some(token) == self.eot || END_OF_TURN.iter().any(|t| self.control_id(t) == Some(token))
     }
 
     /// The id of a control token such as `<|im_start|>`.
     pub fn control_id(&self, text: &str) -> Option<u32> {
         self.control.iter().find(|(t, _)| t == text).map(|&(_, id)| id)
     }
-}
-
-/// Streams token bytes out as text without ever splitting a UTF-8 character: bytes of an
-/// unfinished character wait for the next token.
-#[derive(Default, Clone)]
-pub struct TextStream {
-    pending: Vec<u8>,
-}
-
-impl TextStream {
-    /// The text that `bytes` completes (possibly empty).
-    pub fn push(&mut self, bytes: &[u8]) -> String {
-        self.pending.extend_from_slice(bytes);
-        let mut out = String::new();
-        loop {
-            match std::str::from_utf8(&self.pending) {
-                Ok(s) => {
-                    out.push_str(s);
-                    self.pending.clear();
-                    return out;
-                }
-                Err(e) => {
-                    let good = e.valid_up_to();
-                    out.push_str(std::str::from_utf8(&self.pending[..good]).unwrap_or_default());
-                    match e.error_len() {
-                        // Incomplete character at the end: keep it for the next token.
-                        None => {
-                            self.pending.drain(..good);
-                            return out;
-                        }
-                        // Bytes that can never be valid: show a replacement and go on.
-                        Some(bad) => {
-                            out.push(char::REPLACEMENT_CHARACTER);
-                            self.pending.drain(..good + bad);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whatever is left when the stream ends.
-    pub fn finish(&mut self) -> String {
-        let s = String::from_utf8_lossy(&self.pending).into_owned();
-        self.pending.clear();
-        s
-    }
-}
-
-/// GPT-2's printable-character encoding of bytes, inverted.
-fn byte_decoder() -> HashMap<char, u8> {
-    let mut printable: Vec<u8> = (b'!'..=b'~').chain(0xA1..=0xAC).chain(0xAE..=0xFF).collect();
-    let mut chars: Vec<u32> = printable.iter().map(|&b| b as u32).collect();
-    let mut extra = 0;
-    for b in 0..=255u8 {
-        if !printable.contains(&b) {
-            printable.push(b);
-            chars.push(256 + extra);
-            extra += 1;
-        }
-    }
-    printable.into_iter().zip(chars).filter_map(|(b, c)| char::from_u32(c).map(|c| (c, b))).collect()
 }
 
 fn invalid(m: &str) -> EngineError {
