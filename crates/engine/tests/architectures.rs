@@ -67,9 +67,9 @@ fn gemma3_reference(spec: &TinyModel, bytes: &[u8], tokens: &[u32]) -> Vec<f32> 
     let content = gguf_file::Content::read(&mut r).unwrap();
     let mut load = |name: &str| content.tensor(&mut r, name, &dev).unwrap().dequantize(&dev).unwrap();
     // Hugging Face's norms multiply by (1 + w); llama.cpp's converter stored 1 + w.
-    let mut norm = |name: &str| (load(name) - 1.0).unwrap();
+    let norm = |t: Tensor| (t - 1.0).unwrap();
     let mut w: HashMap<String, Tensor> = HashMap::new();
-    w.insert("model.norm.weight".into(), norm("output_norm.weight"));
+    w.insert("model.norm.weight".into(), norm(load("output_norm.weight")));
     for i in 0..spec.layers {
         let (hf, gg) = (format!("model.layers.{i}"), format!("blk.{i}"));
         for (ours, theirs) in [
@@ -80,7 +80,7 @@ fn gemma3_reference(spec: &TinyModel, bytes: &[u8], tokens: &[u32]) -> Vec<f32> 
             ("ffn_norm", "pre_feedforward_layernorm"),
             ("post_ffw_norm", "post_feedforward_layernorm"),
         ] {
-            w.insert(format!("{hf}.{theirs}.weight"), norm(&format!("{gg}.{ours}.weight")));
+            w.insert(format!("{hf}.{theirs}.weight"), norm(load(&format!("{gg}.{ours}.weight"))));
         }
         for (ours, theirs) in [
             ("attn_q", "self_attn.q_proj"),
@@ -112,16 +112,21 @@ fn gemma3_reference(spec: &TinyModel, bytes: &[u8], tokens: &[u32]) -> Vec<f32> 
         final_logit_softcapping: spec.final_softcap.map(f64::from),
         attn_logit_softcapping: spec.attn_softcap.map(f64::from),
         query_pre_attn_scalar: head_dim,
-        // candle's mask keeps key j for query i while j + window >= i: window + 1 positions,
-        // one more than Hugging Face's and llama.cpp's (i - j < window). One less here makes
-        // it the same mask.
-        sliding_window: spec.sliding_window.0 - 1,
+        // Fed one token at a time (below), a local layer attends to its rotating cache: the
+        // last `window` positions, the current one included, as in Hugging Face and
+        // llama.cpp (i - j < window). (candle's prefill mask keeps one position more, and
+        // its prefill of several tokens fails on a non-contiguous cache write.)
+        sliding_window: spec.sliding_window.0,
         sliding_window_pattern: spec.sliding_window.1,
         max_position_embeddings: spec.context,
     };
     let vb = candle_nn::VarBuilder::from_tensors(w, DType::F32, &dev);
     let mut m = Gemma3::new(false, &cfg, vb).unwrap();
-    last_row(m.forward(&input(tokens), 0).unwrap())
+    let mut logits = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        logits = last_row(m.forward(&input(&[*t]), i).unwrap());
+    }
+    logits
 }
 
 /// Mean and largest |Δ| between two logit vectors.
