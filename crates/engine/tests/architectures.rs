@@ -150,7 +150,11 @@ fn qwen2_and_qwen3_match_candle_transformers() {
     for (arch, reference) in [("qwen2", qwen2_reference as Reference), ("qwen3", qwen3_reference)] {
         let bytes = TinyModel { f32_weights: true, ..tiny(arch) }.to_gguf();
         for len in [1, 9] {
-            check(&format!("{arch}, {len} tokens"), engine_logits(&bytes, &prompt(len)), reference(&bytes, &prompt(len)));
+            check(
+                &format!("{arch}, {len} tokens"),
+                engine_logits(&bytes, &prompt(len)),
+                reference(&bytes, &prompt(len)),
+            );
         }
     }
 }
@@ -268,8 +272,18 @@ fn missing_or_inconsistent_metadata_is_refused() {
         ("gemma3", "gemma3.attention.sliding_window", Some(Value::U32(0)), "attention.sliding_window = 0 is outside"),
         ("qwen3", "qwen3.attention.value_length", Some(Value::U32(16)), "qwen3.attention.value_length = 16 differs"),
         ("qwen2", "qwen2.rope.freq_base", None, "metadata qwen2.rope.freq_base is missing"),
-        ("gemma3", "gemma3.final_logit_softcapping", Some(Value::F32(-1.0)), "final_logit_softcapping is not a positive"),
-        ("qwen3", "qwen3.attention.key_length", Some(Value::String("32".into())), "qwen3.attention.key_length is not an integer"),
+        (
+            "gemma3",
+            "gemma3.final_logit_softcapping",
+            Some(Value::F32(-1.0)),
+            "final_logit_softcapping is not a positive",
+        ),
+        (
+            "qwen3",
+            "qwen3.attention.key_length",
+            Some(Value::String("32".into())),
+            "qwen3.attention.key_length is not an integer",
+        ),
     ];
     for (arch, key, value, message) in cases {
         let err = load_error(&with_metadata(tiny(arch), key, value));

@@ -18,7 +18,9 @@ fn sentencepiece_merges_by_score_and_falls_back_to_bytes() {
     let m = spm();
     let t = &m.tokenizer;
     assert_eq!(t.kind, TokenizerKind::SentencePiece);
-    let id = |piece: &str| (0..t.vocab_size() as u32).find(|&i| t.token_text(i) == piece.replace('▁', " ")).unwrap();
+    // A piece's id: pieces follow the byte tokens, which decode to the same text ("t").
+    let id =
+        |piece: &str| (0..t.vocab_size() as u32).rev().find(|&i| t.token_text(i) == piece.replace('▁', " ")).unwrap();
     // "▁the" wins over "▁th" + "e" and "▁t" + "he": the highest-scoring merges come first.
     assert_eq!(t.encode(" the", false).unwrap(), [id("▁the")]);
     // Gemma adds no leading space (add_space_prefix = false).
