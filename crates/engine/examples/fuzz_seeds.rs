@@ -31,6 +31,21 @@ fn main() {
         ("default-4-layers.gguf", TinyModel::default().to_gguf()),
         ("gpt2-architecture.gguf", TinyModel { architecture: "gpt2".into(), ..small() }.to_gguf()),
         ("shape-lies.gguf", TinyModel { lie_about_shape: true, ..small() }.to_gguf()),
+        ("qwen2.gguf", TinyModel { architecture: "qwen2".into(), ..small() }.to_gguf()),
+        ("qwen3-head-32.gguf", TinyModel { architecture: "qwen3".into(), head_dim: Some(32), ..small() }.to_gguf()),
+        (
+            "gemma3-window-sentencepiece.gguf",
+            TinyModel {
+                architecture: "gemma3".into(),
+                head_dim: Some(32),
+                sliding_window: (4, 2),
+                attn_softcap: Some(20.0),
+                final_softcap: Some(30.0),
+                sentencepiece: true,
+                ..small()
+            }
+            .to_gguf(),
+        ),
     ];
     for (name, bytes) in &variants {
         write(&gguf, name, bytes);
@@ -84,7 +99,7 @@ fn main() {
     // Tokenizer inputs: a flags byte (bit 0: parse_special, bit 1: treat as raw bytes), then text.
     let tok = root.join("tokenizer");
     fs::create_dir_all(&tok).expect("corpus directory");
-    let texts: [(&str, u8, &[u8]); 8] = [
+    let texts: [(&str, u8, &[u8]); 9] = [
         ("ascii", 0, b"Hello world! 123 the answer is 42."),
         ("chatml-special", 1, b"<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"),
         ("chatml-plain", 0, b"<|im_start|>user\nhi<|im_end|>\n"),
@@ -98,6 +113,7 @@ fn main() {
         ("invalid-utf8", 2, b"ok \xff\xfe \xe2\x82 \xf0\x9f\x98 \xc3\x28 end"),
         ("truncated-char", 2, b"\xe4\xbd"),
         ("endoftext", 1, b"a<|endoftext|>b<|im_end|><|im_start|>"),
+        ("gemma-turns", 1, b"<start_of_turn>user\nthe \xe2\x96\x81 heat<end_of_turn>\n<0x41>"),
     ];
     for (name, flags, text) in texts {
         let mut b = vec![flags];

@@ -1,4 +1,4 @@
-//! Inference Playground's engine: SmolLM2 (any llama GGUF) on candle's GGUF reader, with
+//! Inference Playground's engine: SmolLM2 and other llama, Qwen2/3 and Gemma 3 GGUFs on candle's GGUF reader, with
 //! every step a lesson needs exposed as data. Plain Rust, no web dependencies: it builds
 //! natively (CLI, tests) and for wasm32 (the page's worker).
 

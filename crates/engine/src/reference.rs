@@ -5,7 +5,7 @@
 //! engine's logit error against it.
 
 use crate::error::Result;
-use crate::gguf::config::Config;
+use crate::gguf::config::{Architecture, Config};
 use crate::gguf::read_gguf;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::ops::{rms_norm, softmax_last_dim};
@@ -36,6 +36,13 @@ impl Reference {
     pub fn from_gguf_bytes(bytes: &[u8]) -> Result<Self> {
         let content = read_gguf(&mut std::io::Cursor::new(bytes))?;
         let config = Config::from_gguf(&content)?;
+        if config.architecture != Architecture::Llama {
+            return Err(crate::EngineError::InvalidModel(format!(
+                "the f32 reference is a llama; this file is {} (tests/architectures.rs checks the others \
+                 against candle-transformers)",
+                config.architecture.name()
+            )));
+        }
         let dev = Device::Cpu;
         let load = |name: &str| -> Result<Tensor> {
             let mut cursor = std::io::Cursor::new(bytes);

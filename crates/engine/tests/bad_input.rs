@@ -402,7 +402,7 @@ fn heads_that_do_not_fit_the_embedding() {
     );
     load_fails(
         &TinyModel { heads: 64, kv_heads: 64, ..TinyModel::default() }.to_gguf(),
-        &["head_dim 1 × 64 heads does not make the embedding 64 (or head_dim is odd)"],
+        &["head_dim 1 is odd; RoPE rotates pairs"],
     );
 }
 
@@ -420,14 +420,14 @@ fn a_tokenizer_this_engine_cannot_read() {
     let mut b = small().to_gguf();
     let at = rename(&mut b, "tokenizer.ggml.model", "tokenizer.ggml.model");
     rename(&mut b[at..], "gpt2", "bert");
-    load_fails(&b, &["tokenizer.ggml.model is Some(String(\"bert\"))", "byte-level BPE"]);
+    load_fails(&b, &["tokenizer.ggml.model is 'bert'", "byte-level BPE ('gpt2') and SentencePiece ('llama')"]);
 }
 
 #[test]
 fn an_eos_token_outside_the_vocabulary() {
     let mut b = small().to_gguf();
     set_u32(&mut b, "tokenizer.ggml.eos_token_id", 9999);
-    load_fails(&b, &["the EOS token id is outside the vocabulary"]);
+    load_fails(&b, &["tokenizer.ggml.eos_token_id is not a token id inside the vocabulary"]);
 }
 
 #[test]

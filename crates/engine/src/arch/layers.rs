@@ -1,6 +1,8 @@
-//! What every architecture's forward pass shares: the LM head's choice of positions,
-//! RMS norm, rotary embeddings, the residual add, causal grouped-query attention, and
-//! reading a layer's weights by name.
+//! What every architecture's forward pass shares: a layer's weights (`Layer`, with the
+//! pieces only some architectures have), the LM head's choice of positions, RMS norm,
+//! rotary embeddings in both layouts, the MLP's gates, the residual add, causal
+//! grouped-query attention (optionally windowed and soft-capped), and reading a layer's
+//! weights by name.
 
 use crate::error::Result;
 use crate::gguf::config::Config;
@@ -10,6 +12,68 @@ use crate::parallel;
 use crate::quant::simd::{axpy, dot};
 use crate::quant::QMatrix;
 use std::io::{Read, Seek};
+
+/// One transformer block's weights. Every architecture has the llama core; the options
+/// are what the others add, and the pass applies each one that is present.
+pub(crate) struct Layer {
+    pub(crate) attn_norm: Vec<f32>,
+    pub(crate) wq: QMatrix,
+    pub(crate) wk: QMatrix,
+    pub(crate) wv: QMatrix,
+    pub(crate) wo: QMatrix,
+    /// Qwen2: biases added to Q, K and V.
+    pub(crate) qkv_bias: Option<[Vec<f32>; 3]>,
+    /// Qwen3, Gemma 3: an RMSNorm of each query head and each key head (weights of
+    /// head_dim), before RoPE.
+    pub(crate) qk_norm: Option<[Vec<f32>; 2]>,
+    /// Gemma 3: RMSNorms of attention's output and of the MLP's, before each joins the
+    /// residual stream.
+    pub(crate) post_norms: Option<[Vec<f32>; 2]>,
+    pub(crate) ffn_norm: Vec<f32>,
+    pub(crate) gate: QMatrix,
+    pub(crate) up: QMatrix,
+    pub(crate) down: QMatrix,
+}
+
+impl Layer {
+    /// Bytes the layer's weights hold in memory.
+    pub(crate) fn bytes(&self) -> usize {
+        let matrices: usize =
+            [&self.wq, &self.wk, &self.wv, &self.wo, &self.gate, &self.up, &self.down].iter().map(|m| m.bytes()).sum();
+        let vectors = [&self.attn_norm, &self.ffn_norm]
+            .into_iter()
+            .chain(self.qkv_bias.iter().flatten())
+            .chain(self.qk_norm.iter().flatten())
+            .chain(self.post_norms.iter().flatten());
+        matrices + vectors.map(|v| 4 * v.len()).sum::<usize>()
+    }
+}
+
+/// How an architecture lays out the pairs RoPE rotates in each head.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum RopeStyle {
+    /// Adjacent pairs (x[2i], x[2i+1]): llama, whose GGUF Q and K rows are permuted for it.
+    Interleaved,
+    /// Pair i is (x[i], x[i + d/2]): GPT-NeoX's layout, used by Qwen and Gemma.
+    Halves,
+}
+
+/// The MLP's gate: `act(gate) · up`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Activation {
+    /// SwiGLU (llama, Qwen): x · sigmoid(x).
+    Silu,
+    /// GeGLU with GELU's tanh approximation (Gemma).
+    GeluTanh,
+}
+
+/// What an architecture changes in the shared pass, beside the pieces its `Layer`s hold.
+pub(crate) struct Recipe {
+    pub(crate) rope: RopeStyle,
+    pub(crate) activation: Activation,
+    /// Gemma multiplies the token embeddings by √embedding.
+    pub(crate) scale_embeddings: bool,
+}
 
 /// Which positions of a chunk get logits. The LM head is a fifth of the model's work,
 /// so prefill asks only for the last position.
@@ -22,15 +86,41 @@ pub enum Logits {
 /// Each pair's (sin, cos) at one position (`Model::rotation`).
 pub(crate) type Rotation = Vec<(f32, f32)>;
 
-/// Rotates each adjacent pair (x[2i], x[2i+1]) of every head by its angle in `r`: GGUF
-/// llama weights are permuted for this interleaved form.
-pub(crate) fn rope(x: &mut [f32], r: &[(f32, f32)]) {
-    for head in x.chunks_exact_mut(2 * r.len()) {
-        for (pair, &(sin, cos)) in head.chunks_exact_mut(2).zip(r) {
-            let (a, b) = (pair[0], pair[1]);
-            pair[0] = a * cos - b * sin;
-            pair[1] = a * sin + b * cos;
+/// Rotates each pair of every head by its angle in `r`, the pairs laid out as `style` says.
+pub(crate) fn rope(x: &mut [f32], r: &[(f32, f32)], style: RopeStyle) {
+    let half = r.len();
+    for head in x.chunks_exact_mut(2 * half) {
+        for (i, &(sin, cos)) in r.iter().enumerate() {
+            let (ia, ib) = match style {
+                RopeStyle::Interleaved => (2 * i, 2 * i + 1),
+                RopeStyle::Halves => (i, i + half),
+            };
+            let (a, b) = (head[ia], head[ib]);
+            head[ia] = a * cos - b * sin;
+            head[ib] = a * sin + b * cos;
         }
+    }
+}
+
+/// `g = act(g) · u` element by element, split over threads (an `exp` or a `tanh` costs
+/// about 20 multiply-adds).
+pub(crate) fn gated(g: &mut [f32], u: &[f32], act: Activation) {
+    parallel::items(g, u.len(), u.len() * 20, |range, g| {
+        for (gi, ui) in g.iter_mut().zip(&u[range]) {
+            let x = *gi;
+            *gi = match act {
+                Activation::Silu => x / (1.0 + (-x).exp()),
+                // √(2/π) = 0.797 884 56
+                Activation::GeluTanh => 0.5 * x * (1.0 + (0.797_884_6 * (x + 0.044_715 * x * x * x)).tanh()),
+            } * ui;
+        }
+    });
+}
+
+/// `cap · tanh(x / cap)` on each value: Gemma's soft-capping of scores or logits.
+pub(crate) fn soft_cap(x: &mut [f32], cap: f32) {
+    for v in x {
+        *v = cap * (*v / cap).tanh();
     }
 }
 
@@ -38,15 +128,28 @@ pub(crate) fn rope(x: &mut [f32], r: &[(f32, f32)]) {
 /// sequence, `QMatrix::matmul_batch` for one token of each of several sequences.
 pub(crate) type MatMul = fn(&QMatrix, &[f32], usize, &mut [f32]);
 
-/// `out[row] = x[row] / rms(x[row]) * w` for each row of `x`.
+/// `out[row] = x[row] / rms(x[row]) * w` for each row of `w.len()` values of `x` (a
+/// position, or one head of a position).
 pub(crate) fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
+    out.copy_from_slice(x);
+    rms_norm_in_place(out, w, eps);
+}
+
+pub(crate) fn rms_norm_in_place(x: &mut [f32], w: &[f32], eps: f32) {
     let e = w.len();
-    for (xr, or) in x.chunks_exact(e).zip(out.chunks_exact_mut(e)) {
+    for xr in x.chunks_exact_mut(e) {
         let ms = xr.iter().map(|v| v * v).sum::<f32>() / e as f32;
         let inv = 1.0 / (ms + eps).sqrt();
-        for ((o, &xv), &wv) in or.iter_mut().zip(xr).zip(w) {
-            *o = xv * inv * wv;
+        for (xv, &wv) in xr.iter_mut().zip(w) {
+            *xv = *xv * inv * wv;
         }
+    }
+}
+
+/// `x[row] += b` for each row of `b.len()` values.
+pub(crate) fn add_bias(x: &mut [f32], b: &[f32]) {
+    for row in x.chunks_exact_mut(b.len()) {
+        add_in_place(row, b);
     }
 }
 
@@ -56,8 +159,9 @@ pub(crate) fn add_in_place(x: &mut [f32], y: &[f32]) {
     }
 }
 
-/// One layer's attention: the queries of `n = q.len() / embedding` new positions starting
-/// at `start`; `k` and `v` hold every cached position, the new ones included.
+/// One layer's attention: the queries of `n = q.len() / q_dim` new positions starting
+/// at `start`; `k` and `v` hold every cached position, the new ones included. A local
+/// layer (`window`) sees only the last `window` positions, itself included.
 #[derive(Clone, Copy)]
 pub(crate) struct Attention<'a> {
     pub(crate) q: &'a [f32],
@@ -66,6 +170,7 @@ pub(crate) struct Attention<'a> {
     pub(crate) start: usize,
     pub(crate) c: &'a Config,
     pub(crate) scale: f32,
+    pub(crate) window: Option<usize>,
 }
 
 impl Attention<'_> {
@@ -73,7 +178,7 @@ impl Attention<'_> {
     /// over `parallel::threads()`: each writes its own slice of `out`.
     pub(crate) fn run(&self, out: &mut [f32]) {
         let (c, hd) = (self.c, self.c.head_dim);
-        let n = self.q.len() / c.embedding;
+        let n = self.q.len() / c.q_dim();
         let work = n * c.heads * (self.start + n) * hd * 2;
         parallel::items(out, n * c.heads, work, |pairs, out| {
             let mut scores = vec![0f32; self.start + n];
@@ -87,7 +192,7 @@ impl Attention<'_> {
     /// position i's weights over positions `0..=start + i`.
     pub(crate) fn run_probed(&self, out: &mut [f32], mut on_row: impl FnMut(usize, usize, &[f32])) {
         let c = self.c;
-        let mut scores = vec![0f32; self.start + self.q.len() / c.embedding];
+        let mut scores = vec![0f32; self.start + self.q.len() / c.q_dim()];
         for (j, oh) in out.chunks_exact_mut(c.head_dim).enumerate() {
             let (i, h) = (j / c.heads, j % c.heads);
             self.attend(i, h, &mut scores, oh);
@@ -95,31 +200,37 @@ impl Attention<'_> {
         }
     }
 
-    /// New position `i`'s query head `h`: its softmax over positions `0..=start + i`, left
-    /// in `scores`, and the weighted sum of their values in `oh`.
+    /// New position `i`'s query head `h`: its softmax over positions `0..=start + i` (zero
+    /// outside a local layer's window), left in `scores`, and the weighted sum of their
+    /// values in `oh`.
     #[inline(always)]
     fn attend(&self, i: usize, h: usize, scores: &mut [f32], oh: &mut [f32]) {
-        let Attention { q, k, v, start, c, scale } = *self;
-        let (e, kvd, hd) = (c.embedding, c.kv_dim(), c.head_dim);
+        let Attention { q, k, v, start, c, scale, window } = *self;
+        let (qd, kvd, hd) = (c.q_dim(), c.kv_dim(), c.head_dim);
         let kvh = h / (c.heads / c.kv_heads);
         let visible = start + i + 1;
-        let qh = &q[i * e + h * hd..][..hd];
-        let mut max = f32::NEG_INFINITY;
-        for (p, s) in scores[..visible].iter_mut().enumerate() {
+        let first = window.map_or(0, |w| visible.saturating_sub(w));
+        let qh = &q[i * qd + h * hd..][..hd];
+        scores[..first].fill(0.0);
+        let seen = &mut scores[first..visible];
+        for (p, s) in (first..).zip(seen.iter_mut()) {
             let kp = &k[p * kvd + kvh * hd..][..hd];
             *s = dot(qh, kp) * scale;
-            max = max.max(*s);
         }
+        if let Some(cap) = c.attn_softcap {
+            soft_cap(seen, cap);
+        }
+        let max = seen.iter().fold(f32::NEG_INFINITY, |m, &s| m.max(s));
         let mut sum = 0f32;
-        for s in &mut scores[..visible] {
+        for s in seen.iter_mut() {
             *s = (*s - max).exp();
             sum += *s;
         }
-        for s in &mut scores[..visible] {
+        for s in seen.iter_mut() {
             *s /= sum;
         }
         oh.fill(0.0);
-        for (p, &w) in scores[..visible].iter().enumerate() {
+        for (p, &w) in (first..).zip(seen.iter()) {
             axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
         }
     }

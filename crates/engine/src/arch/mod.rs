@@ -1,9 +1,15 @@
-//! The model architectures: one file per architecture's forward pass (`llama.rs`), the
+//! The model architectures: the forward pass they share (`model.rs`), one file per
+//! architecture for what it adds (`llama.rs`, `qwen2.rs`, `qwen3.rs`, `gemma3.rs`), the
 //! pieces they share (`layers.rs`), and what a pass copies out for the lessons (`hooks.rs`).
 
+mod gemma3;
 pub mod hooks;
 mod layers;
 mod llama;
+mod model;
+mod qwen2;
+mod qwen3;
 
+pub use crate::gguf::config::Architecture;
 pub use layers::Logits;
-pub use llama::Model;
+pub use model::Model;

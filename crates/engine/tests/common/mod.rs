@@ -62,3 +62,30 @@ pub fn chi_square(
         })
         .sum()
 }
+
+/// The tiny model's file with metadata `key` set to `value` (or removed, for `None`).
+pub fn with_metadata(spec: TinyModel, key: &str, value: Option<candle_core::quantized::gguf_file::Value>) -> Vec<u8> {
+    use candle_core::quantized::gguf_file::{self, Value};
+    use std::io::Cursor;
+    let bytes = spec.to_gguf();
+    let mut r = Cursor::new(&bytes);
+    let content = gguf_file::Content::read(&mut r).unwrap();
+    let mut md = content.metadata.clone();
+    match value {
+        Some(v) => md.insert(key.into(), v),
+        None => md.remove(key),
+    };
+    let dev = candle_core::Device::Cpu;
+    let tensors: Vec<(String, _)> =
+        content.tensor_infos.keys().map(|n| (n.clone(), content.tensor(&mut r, n, &dev).unwrap())).collect();
+    let md_refs: Vec<(&str, &Value)> = md.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let t_refs: Vec<(&str, &_)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let mut out = Cursor::new(Vec::new());
+    gguf_file::write(&mut out, &md_refs, &t_refs).unwrap();
+    out.into_inner()
+}
+
+/// The error a file that must not load gets.
+pub fn load_error(bytes: &[u8]) -> String {
+    Model::from_gguf_bytes(bytes).err().expect("the file must be refused").to_string()
+}

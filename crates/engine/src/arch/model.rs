@@ -1,0 +1,361 @@
+//! The forward pass every architecture shares (`Model`), written out so that every step
+//! the lessons need is reachable: logits for every position of a chunk (draft
+//! verification), only the first L layers (early-exit drafts), an explicit KV cache that
+//! can be truncated, and RoPE computed per position for the whole trained context. What
+//! differs between architectures lives in the `Layer`s each one's file loads (`llama.rs`,
+//! `qwen2.rs`, `qwen3.rs`, `gemma3.rs`) and in its `Recipe`.
+
+use super::hooks::Probe;
+use super::layers::{
+    add_bias, add_in_place, gated, rms_norm, rms_norm_in_place, rope, soft_cap, Attention, Layer, Logits, MatMul,
+    Recipe, Rotation,
+};
+use super::{gemma3, llama, qwen2, qwen3};
+use crate::error::{EngineError, Result};
+use crate::gguf::config::{Architecture, Config};
+use crate::gguf::{read_gguf, TensorReader};
+use crate::kv_cache::KvCache;
+use crate::memory;
+use crate::quant::QMatrix;
+use crate::tokenizer::Tokenizer;
+use std::io::{Cursor, Read, Seek, SeekFrom};
+
+pub struct Model {
+    pub config: Config,
+    pub tokenizer: Tokenizer,
+    recipe: Recipe,
+    embed: QMatrix,
+    layers: Vec<Layer>,
+    out_norm: Vec<f32>,
+    /// `None` when the LM head is tied to the token embedding, as in SmolLM2.
+    lm_head: Option<QMatrix>,
+    /// Per RoPE base (the global layers', then the local layers' when they differ), per
+    /// rotary pair i: base^(-2i / head_dim).
+    inv_freq: Vec<Vec<f64>>,
+}
+
+impl Model {
+    /// Loads a GGUF from memory (wasm has no filesystem).
+    pub fn from_gguf_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_gguf_reader(&mut Cursor::new(bytes))
+    }
+
+    /// Loads a GGUF of any architecture in `Architecture` from any seekable source, one
+    /// tensor at a time (the worker reads from the file's JavaScript buffer, so the whole
+    /// file never enters wasm memory). Weights keep their quantised form; only norms and
+    /// biases become f32.
+    pub fn from_gguf_reader<R: Read + Seek>(source: &mut R) -> Result<Self> {
+        let content = read_gguf(source)?;
+        let config = Config::from_gguf(&content)?;
+        let tokenizer = Tokenizer::from_gguf(&content, config.vocab)?;
+        let c = &config;
+        let size = source
+            .seek(SeekFrom::End(0))
+            .map_err(|e| EngineError::InvalidModel(format!("could not read the file: {e}")))?;
+        let mut t = TensorReader { content: &content, source, size, buf: Vec::new() };
+        let (recipe, layer): (Recipe, fn(&mut TensorReader<'_, R>, &Config, usize) -> Result<Layer>) =
+            match c.architecture {
+                Architecture::Llama => (llama::RECIPE, llama::layer),
+                Architecture::Qwen2 => (qwen2::RECIPE, qwen2::layer),
+                Architecture::Qwen3 => (qwen3::RECIPE, qwen3::layer),
+                Architecture::Gemma3 => (gemma3::RECIPE, gemma3::layer),
+            };
+        let layers = (0..c.layers).map(|i| layer(&mut t, c, i)).collect::<Result<Vec<_>>>()?;
+        let lm_head = match content.tensor_infos.contains_key("output.weight") {
+            true => Some(t.matrix("output.weight", c.vocab, c.embedding)?),
+            false => None,
+        };
+        let mut bases = vec![c.rope_base];
+        bases.extend(c.sliding_window.map(|w| w.rope_base));
+        let half = c.head_dim / 2;
+        let inv_freq = bases
+            .iter()
+            .map(|&b| (0..half).map(|i| (b as f64).powf(-((2 * i) as f64) / c.head_dim as f64)).collect())
+            .collect();
+        Ok(Self {
+            embed: t.matrix("token_embd.weight", c.vocab, c.embedding)?,
+            out_norm: t.vector("output_norm.weight", c.embedding)?,
+            recipe,
+            layers,
+            lm_head,
+            inv_freq,
+            tokenizer,
+            config,
+        })
+    }
+
+    /// Whether the file carries a chat template (`tokenizer.chat_template`). A model
+    /// without one is a base model: hosts run it as plain continuation and say so.
+    pub fn has_chat_template(&self) -> bool {
+        self.tokenizer.chat_template.is_some()
+    }
+
+    /// Bytes held by the weights in memory.
+    pub fn weight_bytes(&self) -> usize {
+        let l: usize = self.layers.iter().map(Layer::bytes).sum();
+        l + self.embed.bytes() + self.lm_head.as_ref().map_or(0, |m| m.bytes()) + 4 * self.out_norm.len()
+    }
+
+    /// Runs `tokens` at positions `start..start + n` through the first `layers` layers,
+    /// appending their keys and values to `cache` (each layer is first cut back to
+    /// `start`). Returns `vocab` logits per requested position, row after row.
+    pub fn forward(
+        &self,
+        tokens: &[u32],
+        start: usize,
+        cache: &mut KvCache,
+        layers: usize,
+        logits: Logits,
+    ) -> Result<Vec<f32>> {
+        self.forward_probed(tokens, start, cache, layers, logits, &mut Probe::default())
+    }
+
+    /// `forward`, copying out what `probe` asks for: one layer's attention weights, and the
+    /// last position's hidden state after every layer (for the logit lens, which replaces
+    /// what an earlier pass left there). Each hook is checked once per layer.
+    pub fn forward_probed(
+        &self,
+        tokens: &[u32],
+        start: usize,
+        cache: &mut KvCache,
+        layers: usize,
+        logits: Logits,
+        probe: &mut Probe,
+    ) -> Result<Vec<f32>> {
+        let c = &self.config;
+        let n = tokens.len();
+        if n == 0 {
+            return Err(EngineError::InvalidState("forward needs at least one token".into()));
+        }
+        if layers == 0 || layers > c.layers {
+            return Err(EngineError::InvalidState(format!("layers must be 1..={}, got {layers}", c.layers)));
+        }
+        if start + n > c.context {
+            return Err(EngineError::InvalidPrompt(format!(
+                "{} tokens do not fit the model's {}-token context",
+                start + n,
+                c.context
+            )));
+        }
+        if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= c.vocab) {
+            return Err(EngineError::InvalidState(format!("token id {bad} is outside the vocabulary")));
+        }
+        if let Some(i) = (0..layers).find(|&i| cache.layers[i].len < start) {
+            return Err(EngineError::InvalidState(format!(
+                "layer {i} caches {} positions, cannot continue at {start}",
+                cache.layers[i].len
+            )));
+        }
+        let (e, qd, kvd) = (c.embedding, c.q_dim(), c.kv_dim());
+        let mut a = Activations::new(self, tokens)?;
+        if let Some(hidden) = probe.hidden.as_mut() {
+            hidden.clear();
+        }
+        let angles = self.rotations(&(start..start + n).collect::<Vec<_>>());
+        for (li, layer) in self.layers[..layers].iter().enumerate() {
+            a.qkv(self, layer, QMatrix::matmul);
+            for (i, r) in angles[self.rope_table(li)].iter().enumerate() {
+                rope(&mut a.q[i * qd..(i + 1) * qd], r, self.recipe.rope);
+                rope(&mut a.k[i * kvd..(i + 1) * kvd], r, self.recipe.rope);
+            }
+            let lc = &mut cache.layers[li];
+            lc.write(start, &a.k, &a.v, kvd)?;
+            let window = c.window(li);
+            let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, c, scale: a.scale, window };
+            // The captured layer's attention runs on one thread, in order, for the capture.
+            match probe.attention.as_mut().filter(|p| p.layer == li) {
+                Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| capture.record(start + i, h, w)),
+                None => attention.run(&mut a.attn),
+            }
+            a.output_and_mlp(self, layer, QMatrix::matmul);
+            if let Some(hidden) = probe.hidden.as_mut() {
+                hidden.push(a.x[(n - 1) * e..].to_vec());
+            }
+        }
+        let rows = match logits {
+            Logits::All => 0..n,
+            Logits::Last => n - 1..n,
+        };
+        self.head_with(&a.x[rows.start * e..rows.end * e], QMatrix::matmul)
+    }
+
+    /// One decode step of several independent sequences: `tokens[s]` is appended to
+    /// `caches[s]`, at that cache's own length. The matmuls take the sequences as the rows
+    /// of one batch (`QMatrix::matmul_batch`: per row, the arithmetic of a one-token pass,
+    /// so every sequence's logits are bit-identical to `forward` of its token alone);
+    /// attention runs per sequence over its own cache. Returns `vocab` logits per sequence.
+    pub fn forward_batch(&self, tokens: &[u32], caches: &mut [&mut KvCache]) -> Result<Vec<f32>> {
+        let c = &self.config;
+        if tokens.is_empty() || tokens.len() != caches.len() {
+            return Err(EngineError::InvalidState(format!(
+                "a batch needs one cache per token and at least one token, got {} tokens and {} caches",
+                tokens.len(),
+                caches.len()
+            )));
+        }
+        if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= c.vocab) {
+            return Err(EngineError::InvalidState(format!("token id {bad} is outside the vocabulary")));
+        }
+        let starts: Vec<usize> = caches.iter().map(|cache| cache.len()).collect();
+        if let Some(&full) = starts.iter().find(|&&s| s >= c.context) {
+            return Err(EngineError::InvalidPrompt(format!(
+                "{} tokens do not fit the model's {}-token context",
+                full + 1,
+                c.context
+            )));
+        }
+        let (qd, kvd) = (c.q_dim(), c.kv_dim());
+        let mut a = Activations::new(self, tokens)?;
+        let angles = self.rotations(&starts);
+        for (li, layer) in self.layers.iter().enumerate() {
+            a.qkv(self, layer, QMatrix::matmul_batch);
+            let window = c.window(li);
+            for (i, (cache, &start)) in caches.iter_mut().zip(&starts).enumerate() {
+                let (q, k, v) =
+                    (&mut a.q[i * qd..(i + 1) * qd], &mut a.k[i * kvd..(i + 1) * kvd], &a.v[i * kvd..(i + 1) * kvd]);
+                let r = &angles[self.rope_table(li)][i];
+                rope(q, r, self.recipe.rope);
+                rope(k, r, self.recipe.rope);
+                let lc = &mut cache.layers[li];
+                lc.write(start, k, v, kvd)?;
+                let attention = Attention { q, k: &lc.k, v: &lc.v, start, c, scale: a.scale, window };
+                attention.run(&mut a.attn[i * qd..(i + 1) * qd]);
+            }
+            a.output_and_mlp(self, layer, QMatrix::matmul_batch);
+        }
+        self.head_with(&a.x, QMatrix::matmul_batch)
+    }
+
+    /// The final norm and the output head: `vocab` logits for each row of hidden states.
+    /// The logit lens applies it to every layer's output.
+    pub fn head(&self, x: &[f32]) -> Result<Vec<f32>> {
+        self.head_with(x, QMatrix::matmul)
+    }
+
+    fn head_with(&self, x: &[f32], matmul: MatMul) -> Result<Vec<f32>> {
+        let c = &self.config;
+        let m = x.len() / c.embedding;
+        let mut normed = memory::zeros(m * c.embedding, "the forward pass's activations")?;
+        rms_norm(x, &self.out_norm, c.rms_eps, &mut normed);
+        let mut out = memory::zeros(m * c.vocab, "the logits")?;
+        matmul(self.lm_head.as_ref().unwrap_or(&self.embed), &normed, m, &mut out);
+        if let Some(cap) = c.final_softcap {
+            soft_cap(&mut out, cap);
+        }
+        Ok(out)
+    }
+
+    /// Which of `inv_freq`'s RoPE bases layer `layer` rotates with.
+    fn rope_table(&self, layer: usize) -> usize {
+        usize::from(self.config.window(layer).is_some())
+    }
+
+    /// Per RoPE base, the rotations at each of `positions`.
+    fn rotations(&self, positions: &[usize]) -> Vec<Vec<Rotation>> {
+        (0..self.inv_freq.len()).map(|t| positions.iter().map(|&pos| self.rotation(t, pos)).collect()).collect()
+    }
+
+    /// The (sin, cos) of each pair's rotation at `pos` with RoPE base `table`:
+    /// pos · base^(-2i/d) for pair i, computed in f64 once per position and pass, then used
+    /// by every head of every layer with that base.
+    fn rotation(&self, table: usize, pos: usize) -> Rotation {
+        self.inv_freq[table]
+            .iter()
+            .map(|&f| {
+                let (sin, cos) = (pos as f64 * f).sin_cos();
+                (sin as f32, cos as f32)
+            })
+            .collect()
+    }
+}
+
+/// The activations of one pass over `n` rows (tokens of one sequence, or one token of each
+/// sequence in a batch), and the steps of a layer that treat every row alike.
+struct Activations {
+    n: usize,
+    /// The residual stream, `n × embedding`.
+    x: Vec<f32>,
+    h: Vec<f32>,
+    q: Vec<f32>,
+    k: Vec<f32>,
+    v: Vec<f32>,
+    attn: Vec<f32>,
+    proj: Vec<f32>,
+    g: Vec<f32>,
+    u: Vec<f32>,
+    /// 1 / √head_dim, the attention scores' scale.
+    scale: f32,
+}
+
+impl Activations {
+    /// The embeddings of `tokens` (already checked against the vocabulary), and room for the rest.
+    fn new(model: &Model, tokens: &[u32]) -> Result<Self> {
+        let c = &model.config;
+        let (n, e, qd, kvd) = (tokens.len(), c.embedding, c.q_dim(), c.kv_dim());
+        let scratch = |len| memory::zeros::<f32>(len, "the forward pass's activations");
+        let mut x = scratch(n * e)?;
+        for (i, &t) in tokens.iter().enumerate() {
+            model.embed.row_into(t as usize, &mut x[i * e..(i + 1) * e]);
+        }
+        if model.recipe.scale_embeddings {
+            let scale = (e as f32).sqrt();
+            x.iter_mut().for_each(|v| *v *= scale);
+        }
+        Ok(Self {
+            n,
+            x,
+            h: scratch(n * e)?,
+            q: scratch(n * qd)?,
+            k: scratch(n * kvd)?,
+            v: scratch(n * kvd)?,
+            attn: scratch(n * qd)?,
+            proj: scratch(n * e)?,
+            g: scratch(n * c.ffn)?,
+            u: scratch(n * c.ffn)?,
+            scale: 1.0 / (c.head_dim as f32).sqrt(),
+        })
+    }
+
+    /// The attention norm, then queries, keys and values (before RoPE), with their biases
+    /// and per-head norms where the layer has them.
+    fn qkv(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
+        let eps = model.config.rms_eps;
+        rms_norm(&self.x, &layer.attn_norm, eps, &mut self.h);
+        matmul(&layer.wq, &self.h, self.n, &mut self.q);
+        matmul(&layer.wk, &self.h, self.n, &mut self.k);
+        matmul(&layer.wv, &self.h, self.n, &mut self.v);
+        if let Some([bq, bk, bv]) = &layer.qkv_bias {
+            add_bias(&mut self.q, bq);
+            add_bias(&mut self.k, bk);
+            add_bias(&mut self.v, bv);
+        }
+        if let Some([nq, nk]) = &layer.qk_norm {
+            rms_norm_in_place(&mut self.q, nq, eps);
+            rms_norm_in_place(&mut self.k, nk, eps);
+        }
+    }
+
+    /// After attention has filled `attn`: the output projection and the gated MLP, each
+    /// (after its post-norm, where the layer has one) added to the residual stream.
+    fn output_and_mlp(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
+        let eps = model.config.rms_eps;
+        let [post_attn, post_ffn] = match &layer.post_norms {
+            Some([a, f]) => [Some(a), Some(f)],
+            None => [None, None],
+        };
+        matmul(&layer.wo, &self.attn, self.n, &mut self.proj);
+        if let Some(w) = post_attn {
+            rms_norm_in_place(&mut self.proj, w, eps);
+        }
+        add_in_place(&mut self.x, &self.proj);
+        rms_norm(&self.x, &layer.ffn_norm, eps, &mut self.h);
+        matmul(&layer.gate, &self.h, self.n, &mut self.g);
+        matmul(&layer.up, &self.h, self.n, &mut self.u);
+        gated(&mut self.g, &self.u, model.recipe.activation);
+        matmul(&layer.down, &self.g, self.n, &mut self.proj);
+        if let Some(w) = post_ffn {
+            rms_norm_in_place(&mut self.proj, w, eps);
+        }
+        add_in_place(&mut self.x, &self.proj);
+    }
+}

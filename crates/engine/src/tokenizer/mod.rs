@@ -1,0 +1,240 @@
+//! The tokenizer, read from the GGUF's own metadata (`tokenizer.ggml.*`): byte-level BPE
+//! (`bpe.rs`: GPT-2, SmolLM2, Llama 3, Qwen2) or SentencePiece (`spm.rs`: Llama 2, Gemma).
+//! Control tokens are found here, and only when asked: text a person typed is text.
+//! `stream.rs` turns token bytes into text without splitting a character.
+
+mod bpe;
+mod spm;
+mod stream;
+
+pub use bpe::PRE_TOKENIZERS;
+pub use stream::TextStream;
+
+use crate::error::{EngineError, Result};
+use candle_core::quantized::gguf_file::{Content, Value};
+use serde::{Deserialize, Serialize};
+
+/// GGUF token types (llama.cpp's `llama_token_type`).
+const UNKNOWN: i32 = 2;
+const CONTROL: i32 = 3;
+const BYTE: i32 = 6;
+
+/// The texts of control tokens that end a turn in the chat formats this engine knows
+/// (ChatML, Gemma, Llama 3), besides the file's EOS and EOT ids.
+const END_OF_TURN: [&str; 4] = ["<|endoftext|>", "<|im_end|>", "<end_of_turn>", "<|eot_id|>"];
+
+/// Which kind of tokenizer the file has (`tokenizer.ggml.model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TokenizerKind {
+    /// `gpt2`: byte-level BPE.
+    ByteLevelBpe,
+    /// `llama`: SentencePiece with scores and byte fallback.
+    SentencePiece,
+}
+
+enum Pieces {
+    Bpe(bpe::Bpe),
+    Spm(spm::Spm),
+}
+
+pub struct Tokenizer {
+    pieces: Pieces,
+    pub kind: TokenizerKind,
+    /// The raw bytes each id stands for (control tokens: their literal text).
+    bytes: Vec<Vec<u8>>,
+    /// Control tokens, longest text first, for `encode(.., parse_special = true)`.
+    control: Vec<(String, u32)>,
+    pub bos: Option<u32>,
+    pub eos: u32,
+    /// `tokenizer.ggml.eot_token_id`, when the file names an end-of-turn token.
+    eot: Option<u32>,
+    /// `tokenizer.chat_template`, as the file has it (untrusted text, not yet rendered);
+    /// `None` for a base model, which runs as plain continuation.
+    pub chat_template: Option<String>,
+}
+
+impl Tokenizer {
+    pub fn from_gguf(content: &Content, vocab_size: usize) -> Result<Self> {
+        let md = &content.metadata;
+        let array = |key: &str| -> Result<Option<&Vec<Value>>> {
+            match md.get(key) {
+                None => Ok(None),
+                Some(v) => v.to_vec().map(Some).map_err(|_| invalid(&format!("metadata {key} is not an array"))),
+            }
+        };
+        let strings = |key: &str| -> Result<Vec<String>> {
+            let arr = array(key)?.ok_or_else(|| invalid(&format!("metadata {key} is missing")))?;
+            arr.iter()
+                .map(|s| s.to_string().cloned().map_err(|_| invalid(&format!("{key} holds a non-string"))))
+                .collect()
+        };
+        let model = match md.get("tokenizer.ggml.model") {
+            Some(Value::String(m)) => m.as_str(),
+            Some(_) => return Err(invalid("tokenizer.ggml.model is not a string")),
+            None => return Err(invalid("metadata tokenizer.ggml.model is missing")),
+        };
+        let tokens = strings("tokenizer.ggml.tokens")?;
+        if tokens.len() != vocab_size {
+            return Err(invalid(&format!("{} tokens for a {vocab_size}-row embedding", tokens.len())));
+        }
+        let types: Vec<i32> = match array("tokenizer.ggml.token_type")? {
+            Some(v) if v.len() == tokens.len() => v.iter().map(|t| t.to_i32().unwrap_or(1)).collect(),
+            Some(v) => return Err(invalid(&format!("{} token types for {} tokens", v.len(), tokens.len()))),
+            None => vec![1; tokens.len()],
+        };
+        let id = |key: &str| -> Result<Option<u32>> {
+            match md.get(key).map(|v| v.to_u32()) {
+                None => Ok(None),
+                Some(Ok(id)) if (id as usize) < tokens.len() => Ok(Some(id)),
+                Some(_) => Err(invalid(&format!("{key} is not a token id inside the vocabulary"))),
+            }
+        };
+        let eos =
+            id("tokenizer.ggml.eos_token_id")?.ok_or_else(|| invalid("tokenizer.ggml.eos_token_id is missing"))?;
+        let (pieces, kind) = match model {
+            "gpt2" => {
+                let pre = match md.get("tokenizer.ggml.pre") {
+                    None => None,
+                    Some(Value::String(p)) => Some(p.as_str()),
+                    Some(_) => return Err(invalid("tokenizer.ggml.pre is not a string")),
+                };
+                let merges = strings("tokenizer.ggml.merges")?;
+                (Pieces::Bpe(bpe::Bpe::new(&tokens, &types, merges, pre)?), TokenizerKind::ByteLevelBpe)
+            }
+            "llama" => {
+                let scores: Vec<f32> = match array("tokenizer.ggml.scores")? {
+                    Some(v) if v.len() == tokens.len() => v
+                        .iter()
+                        .map(|s| s.to_f32().map_err(|_| invalid("tokenizer.ggml.scores holds a non-float")))
+                        .collect::<Result<_>>()?,
+                    _ => return Err(invalid("tokenizer.ggml.scores is missing or not one score per token")),
+                };
+                let add_space_prefix = match md.get("tokenizer.ggml.add_space_prefix") {
+                    None => true,
+                    Some(v) => v.to_bool().map_err(|_| invalid("tokenizer.ggml.add_space_prefix is not a boolean"))?,
+                };
+                let unknown = id("tokenizer.ggml.unknown_token_id")?
+                    .or_else(|| types.iter().position(|&t| t == UNKNOWN).map(|i| i as u32));
+                (Pieces::Spm(spm::Spm::new(&tokens, &types, scores, unknown, add_space_prefix)), TokenizerKind::SentencePiece)
+            }
+            other => {
+                return Err(invalid(&format!(
+                    "tokenizer.ggml.model is '{other}'; this engine reads byte-level BPE ('gpt2') and SentencePiece ('llama')"
+                )))
+            }
+        };
+        let mut control: Vec<(String, u32)> = tokens
+            .iter()
+            .zip(&types)
+            .enumerate()
+            .filter(|(_, (_, &ty))| ty == CONTROL)
+            .map(|(i, (t, _))| (t.clone(), i as u32))
+            .collect();
+        control.sort_by_key(|(t, _)| std::cmp::Reverse(t.len()));
+        let bytes = tokens
+            .iter()
+            .zip(&types)
+            .map(|(t, &ty)| match (ty, kind) {
+                (CONTROL, _) => t.as_bytes().to_vec(),
+                (_, TokenizerKind::ByteLevelBpe) => bpe::Bpe::token_bytes(t),
+                (BYTE, TokenizerKind::SentencePiece) => {
+                    spm::byte_token(t).map_or_else(|| t.as_bytes().to_vec(), |b| vec![b])
+                }
+                (_, TokenizerKind::SentencePiece) => spm::piece_bytes(t),
+            })
+            .collect();
+        Ok(Self {
+            pieces,
+            kind,
+            bytes,
+            control,
+            bos: id("tokenizer.ggml.bos_token_id")?,
+            eos,
+            eot: id("tokenizer.ggml.eot_token_id")?,
+            chat_template: match md.get("tokenizer.chat_template") {
+                None => None,
+                Some(Value::String(t)) => Some(t.clone()),
+                Some(_) => return Err(invalid("tokenizer.chat_template is not a string")),
+            },
+        })
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Token ids for `text`, with no BOS. With `parse_special`, the text of a control token
+    /// (`<|im_end|>`) becomes that token; without, it is encoded as ordinary characters.
+    pub fn encode(&self, text: &str, parse_special: bool) -> Result<Vec<u32>> {
+        let mut ids = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let next = match parse_special {
+                true => self
+                    .control
+                    .iter()
+                    .filter_map(|(t, id)| rest.find(t.as_str()).map(|at| (at, t.len(), *id)))
+                    .min_by_key(|&(at, len, _)| (at, std::cmp::Reverse(len))),
+                false => None,
+            };
+            let (plain, special) = match next {
+                Some((at, len, id)) => (&rest[..at], Some((len, id, at))),
+                None => (rest, None),
+            };
+            if !plain.is_empty() {
+                match &self.pieces {
+                    Pieces::Bpe(b) => ids.extend(b.encode(plain)?),
+                    // SentencePiece's leading space goes where the input starts or a control token ended.
+                    Pieces::Spm(s) => ids.extend(s.encode(plain, ids.last().is_none_or(|&l| self.is_control(l)))),
+                }
+            }
+            match special {
+                Some((len, id, at)) => {
+                    ids.push(id);
+                    rest = &rest[at + len..];
+                }
+                None => rest = "",
+            }
+        }
+        Ok(ids)
+    }
+
+    /// The bytes one token stands for: a token may hold part of a UTF-8 character.
+    pub fn token_bytes(&self, id: u32) -> &[u8] {
+        self.bytes.get(id as usize).map_or(&[], |b| b.as_slice())
+    }
+
+    /// One token as text; bytes that are not valid UTF-8 on their own show as `<0xNN>`.
+    pub fn token_text(&self, id: u32) -> String {
+        let b = self.token_bytes(id);
+        match std::str::from_utf8(b) {
+            Ok(s) => s.to_string(),
+            Err(_) => {
+                b.iter().map(|x| if x.is_ascii() { (*x as char).to_string() } else { format!("<0x{x:02X}>") }).collect()
+            }
+        }
+    }
+
+    pub fn is_control(&self, id: u32) -> bool {
+        self.control.iter().any(|&(_, c)| c == id)
+    }
+
+    pub fn decode(&self, ids: &[u32]) -> String {
+        let bytes: Vec<u8> = ids.iter().flat_map(|&i| self.token_bytes(i).iter().copied()).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// Whether `token` ends a reply: end of text, or a control token that ends a turn.
+    pub fn ends_reply(&self, token: u32) -> bool {
+        token == self.eos || Some(token) == self.eot || END_OF_TURN.iter().any(|t| self.control_id(t) == Some(token))
+    }
+
+    /// The id of a control token such as `<|im_start|>`.
+    pub fn control_id(&self, text: &str) -> Option<u32> {
+        self.control.iter().find(|(t, _)| t == text).map(|&(_, id)| id)
+    }
+}
+
+fn invalid(m: &str) -> EngineError {
+    EngineError::InvalidModel(m.to_string())
+}
