@@ -29,9 +29,9 @@ const TOKENS = 128;
 
 // The CLI's bench prompt, so that both figures time the same work: a Rust string literal
 // whose line continuations (`\` newline indentation) are dropped.
-const commands = await readFile(join(ROOT, "crates/cli/src/commands.rs"), "utf8");
+const commands = await readFile(join(ROOT, "crates/cli/src/bench.rs"), "utf8");
 const literal = commands.match(/const BENCH_PROMPT: &str = ("(?:[^"\\]|\\[\s\S])*");/)?.[1];
-if (!literal) throw new Error("BENCH_PROMPT not found in crates/cli/src/commands.rs");
+if (!literal) throw new Error("BENCH_PROMPT not found in crates/cli/src/bench.rs");
 const PROMPT = JSON.parse(literal.replace(/\\\n\s*/g, ""));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

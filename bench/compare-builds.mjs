@@ -28,7 +28,7 @@ const rust = async (file, name) => {
   const m = (await readFile(join(ROOT, file), "utf8")).match(new RegExp(`const ${name}: &str =\\s*"((?:[^"\\\\]|\\\\[\\s\\S])*)"`));
   return m[1].replace(/\\\n\s*/g, "");
 };
-const PROMPT = `<|im_start|>system\n${await rust("crates/engine/src/chat.rs", "DEFAULT_SYSTEM_PROMPT")}<|im_end|>\n<|im_start|>user\n${await rust("crates/cli/src/commands.rs", "BENCH_PROMPT")}<|im_end|>\n<|im_start|>assistant\n`;
+const PROMPT = `<|im_start|>system\n${await rust("crates/engine/src/chat.rs", "DEFAULT_SYSTEM_PROMPT")}<|im_end|>\n<|im_start|>user\n${await rust("crates/cli/src/bench.rs", "BENCH_PROMPT")}<|im_end|>\n<|im_start|>assistant\n`;
 const query = `model=${encodeURIComponent(await rust("src/bridge.rs", "MODEL_URL"))}&sha256=${await rust("src/bridge.rs", "MODEL_SHA256")}`;
 
 const sites = [];

@@ -41,7 +41,7 @@ async function rustString(file, name) {
   return m[1].replace(/\\\n\s*/g, "").replace(/\\(["\\n])/g, (_, c) => (c === "n" ? "\n" : c));
 }
 
-const BENCH_PROMPT = await rustString("crates/cli/src/commands.rs", "BENCH_PROMPT");
+const BENCH_PROMPT = await rustString("crates/cli/src/bench.rs", "BENCH_PROMPT");
 const SYSTEM = await rustString("crates/engine/src/chat.rs", "DEFAULT_SYSTEM_PROMPT");
 const MODEL_URL = await rustString("src/bridge.rs", "MODEL_URL");
 const MODEL_SHA256 = await rustString("src/bridge.rs", "MODEL_SHA256");
