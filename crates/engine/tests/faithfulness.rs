@@ -17,7 +17,7 @@ use engine::{chat_tokens, prompt_tokens, Message, SamplerSettings, SystemPrompt}
 use std::sync::OnceLock;
 
 /// Tasks of three answer kinds and both short and long traces, at a budget that cuts some.
-const TASKS: [&str; 4] = ["arith-01", "word-01", "chain-01", "yn-01"];
+const TASKS: [&str; 4] = ["arith-01", "word-01", "chain-02", "yn-01"];
 const BUDGET: usize = 48;
 
 fn task(id: &str) -> Task {
