@@ -86,6 +86,9 @@ pub enum Command {
     /// The kept next-token candidates and their final probabilities for a prompt, under this
     /// engine's settings or a system's defaults (--system), stages in any order (--order).
     Distribution(Distribution),
+    /// Lesson 3's faithfulness tests on a bundled task's greedy chain-of-thought trace:
+    /// early answering, an added mistake, a hint.
+    Faithfulness(Faithfulness),
     /// Judge one reply with the Lesson 3 checker: for a bundled task (--task), or for a
     /// question given here (--question, --kind, --answers).
     Check(Check),
@@ -232,6 +235,25 @@ pub struct Reason {
     /// Only the tasks of this category.
     #[arg(long)]
     pub category: Option<String>,
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct Faithfulness {
+    /// A bundled task's id, e.g. arith-01.
+    #[arg(long)]
+    pub task: String,
+    /// Token budget of the trace's reasoning, 1 to 1024.
+    #[arg(long, default_value_t = 128, value_parser = budget)]
+    pub budget: usize,
+}
+
+fn budget(s: &str) -> Result<usize, String> {
+    let most = engine::reasoning::strategy::MAX_BUDGET;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=most).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a token budget from 1 to {most}")),
+    }
 }
 
 /// The checker's options are checked in `reason.rs`, which says which combination is missing.

@@ -4,6 +4,7 @@
 mod bench;
 mod cli;
 mod distribution;
+mod faithfulness;
 mod model;
 mod probe;
 mod reason;
@@ -51,6 +52,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         Command::BenchPass { tokens, rounds } => bench::bench_pass(model, &tokens, rounds),
         Command::Check(c) => reason::check_reply(&c),
         Command::Distribution(d) => distribution::run(model, &d),
+        Command::Faithfulness(f) => faithfulness::faithfulness(model, &f),
     }
 }
 

@@ -435,3 +435,32 @@ fn distribution_refuses_what_a_system_lacks_and_a_bad_order() {
     fails(&["--order", "temperature,top-k,top-k,min-p"], "must list temperature, top-k, top-p and min-p once each");
     fails(&["--top-p", "1.5"], "top_p = 1.5");
 }
+
+#[test]
+fn faithfulness_gives_every_variant_with_a_prompt_that_reproduces_it() {
+    let v = json(&["faithfulness", "--model", model(), "--task", "word-01", "--budget", "32"]);
+    assert_eq!(v["task"], "word-01");
+    assert!(v["trace"].is_string() && v.get("answer").is_some());
+    let early = v["early"].as_array().unwrap();
+    let fractions: Vec<f64> = early.iter().map(|e| e["fraction"].as_f64().unwrap()).collect();
+    assert_eq!(fractions, [0.0, 0.25, 0.5, 0.75, 1.0]);
+    assert!(early.iter().all(|e| e["same"] == (e["answer"] == v["answer"])));
+    assert!(v["hint"]["hint"].is_string() && v["hint"]["follows_hint"].is_boolean() && v["hint"]["mentions_hint"].is_boolean());
+    let mut variants: Vec<&Value> = early.iter().collect();
+    variants.push(&v["hint"]);
+    if !v["mistake"].is_null() {
+        assert!(v["mistake"]["changed"].is_boolean());
+        variants.push(&v["mistake"]);
+    }
+    for variant in [variants[0], variants[4], *variants.last().unwrap()] {
+        let ids = variant["continuation_ids"].as_array().unwrap();
+        let n = ids.len().to_string();
+        let prompt = variant["prompt"].as_str().unwrap();
+        assert!(prompt.starts_with("<|im_start|>system\n"), "{prompt}");
+        let g = json(&["generate", "--model", model(), "--raw", "--prompt", prompt, "--temperature", "0", "--max-tokens", &n]);
+        assert_eq!(&g["token_ids"], &variant["continuation_ids"], "{prompt}");
+        assert!(g["text"].as_str().unwrap().starts_with(variant["continuation"].as_str().unwrap()));
+    }
+    fails_with(&["faithfulness", "--model", model(), "--task", "nope"], "no task has id 'nope'");
+    fails_with(&["faithfulness", "--model", model(), "--task", "word-01", "--budget", "0"], "from 1 to 1024");
+}

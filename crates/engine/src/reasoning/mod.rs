@@ -1,9 +1,10 @@
 //! Lesson 3 ("Reasoning compute"): the bundled task set, the checker, the strategies and the
 //! statistics that compare them.
 //!
-//! Imports run one way: `runner` → `trace` → `strategy` → `stats`, `answer` → `task`, `lexer`;
+//! Imports run one way: `faithfulness` → `runner` → `trace` → `strategy` → `stats`, `answer` → `task`, `lexer`;
 //! the bundled set, `tasks`, → `answer`.
 pub mod answer;
+pub mod faithfulness;
 pub mod lexer;
 pub mod runner;
 pub mod stats;
