@@ -31,7 +31,7 @@ LAYERS = {
         ["ui"],
         ["routes", "bridge", "threads"],
         ["markdown", "worker"],
-        ["content", "protocol"],
+        ["content", "protocol", "model_file"],
         ["lib"],
     ],
     "engine": [

@@ -2,7 +2,7 @@
 
 use crate::bridge::Bridge;
 use crate::routes::base_path;
-use crate::ui::{header::Header, model_status::ModelStatusPanel};
+use crate::ui::{header::Header, model_status::ModelStatusPanel, prefill_progress::PrefillProgress};
 use crate::lessons::{generation::page::GenerationPage, reasoning::page::Reasoning, stages::page::StagesPage};
 use crate::pages::{glossary::Glossary, home::Home, not_found::NotFound, reading::Reading};
 use crate::playground::page::Playground;
@@ -37,6 +37,7 @@ fn App() -> impl IntoView {
                     <Route path=path!("/reading") view=Reading/>
                 </Routes>
             </main>
+            <PrefillProgress/>
         </Router>
     }
 }

@@ -3,6 +3,7 @@
 //! worker dies, pending requests get an `Error`, the page is told, and a new worker loads
 //! the model again (from the Cache API, so quickly).
 
+use crate::model_file::{MODEL_SHA256, MODEL_URL};
 use crate::protocol::{Envelope, ModelInfo, Request, Response};
 use crate::threads::{self, Threads};
 use leptos::prelude::*;
@@ -10,13 +11,11 @@ use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-/// The model file, served by the app itself (Trunk copies public/models into dist/).
-/// Relative to the site's base: the worker resolves it against its own URL, which is there.
-pub const MODEL_URL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
-pub const MODEL_SHA256: &str = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelStatus {
+    /// Not asked for yet: the pages that do not run the model (home, glossary, reading list)
+    /// do not download it; the lessons and the playground ask (`Bridge::need_model`).
+    Idle,
     Loading {
         loaded: u64,
         total: Option<u64>,
@@ -31,11 +30,20 @@ impl ModelStatus {
     /// The `data-state` the page and the tests see.
     pub fn name(&self) -> &'static str {
         match self {
+            ModelStatus::Idle => "idle",
             ModelStatus::Loading { .. } => "loading",
             ModelStatus::Ready(_) => "ready",
             ModelStatus::Error(_) => "error",
         }
     }
+}
+
+/// A prefill under way: `done` of the `total` prompt tokens the request must compute.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prefill {
+    pub id: u32,
+    pub done: usize,
+    pub total: usize,
 }
 
 type Handler = Box<dyn FnMut(Response)>;
@@ -66,29 +74,33 @@ pub struct Bridge {
     /// Something the learner should know about the engine (it restarted, the cache was cleared).
     notice: RwSignal<Option<String>>,
     threads: RwSignal<Threads>,
+    /// The prompt being computed, while a request's prefill takes more than one slice.
+    prefill: RwSignal<Option<Prefill>>,
     /// Why the multi-threaded worker is not to be started again (it failed to start).
     single: StoredValue<Option<String>>,
 }
 
 impl Bridge {
-    /// Starts the worker and begins loading the model.
+    /// Starts the worker; the model loads when a page needs it (`need_model`).
     pub fn start() -> Self {
         let bridge = Bridge {
             inner: StoredValue::new_local(None),
             last_id: StoredValue::new(0),
-            status: RwSignal::new(ModelStatus::Loading {
-                loaded: 0,
-                total: None,
-                mb_per_s: 0.0,
-                from_cache: false,
-            }),
+            status: RwSignal::new(ModelStatus::Idle),
             notice: RwSignal::new(None),
             threads: RwSignal::new(Threads::starting(None)),
+            prefill: RwSignal::new(None),
             single: StoredValue::new(None),
         };
         bridge.spawn();
-        bridge.load_model();
         bridge
+    }
+
+    /// For a page that runs the model: loads it unless it is loaded or on its way.
+    pub fn need_model(&self) {
+        if self.status.get_untracked() == ModelStatus::Idle {
+            self.load_model();
+        }
     }
 
     pub fn status(&self) -> Signal<ModelStatus> {
@@ -101,6 +113,11 @@ impl Bridge {
 
     pub fn threads(&self) -> Signal<Threads> {
         self.threads.into()
+    }
+
+    /// The prompt tokens computed so far of a request whose prefill is under way.
+    pub fn prefill(&self) -> Signal<Option<Prefill>> {
+        self.prefill.into()
     }
 
     /// Asks the worker to split passes over `n` threads (it clamps to what it has), and
@@ -295,6 +312,7 @@ impl Bridge {
                 }
             }),
             Response::Crashed { message } => self.on_crash(message),
+            Response::Prefill { done, total } => self.prefill.set((done < total).then_some(Prefill { id, done, total })),
             body if id == 0 => web_sys::console::error_1(&format!("engine: {body:?}").into()),
             body => self.finish(id, body),
         }
@@ -304,6 +322,9 @@ impl Bridge {
     /// handler may send requests itself.
     fn finish(&self, id: u32, response: Response) {
         let last = response.is_final();
+        if self.prefill.with_untracked(|p| p.is_some_and(|p| p.id == id)) {
+            self.prefill.set(None);
+        }
         let handler = self
             .inner
             .try_update_value(|inner| inner.as_mut()?.handlers.remove(&id))
@@ -331,7 +352,7 @@ impl Bridge {
             self.stop_worker("its threads could not start");
             self.single.set_value(Some(format!("the multi-threaded engine could not start: {reason}")));
             self.spawn();
-            return self.load_model();
+            return self.reload_if_asked();
         }
         let was_loading = matches!(self.status.get_untracked(), ModelStatus::Loading { .. });
         self.stop_worker(&format!("it stopped unexpectedly ({reason})"));
@@ -345,11 +366,19 @@ impl Bridge {
             "The engine stopped unexpectedly ({reason}). It was restarted."
         )));
         self.spawn();
-        self.load_model();
+        self.reload_if_asked();
+    }
+
+    /// A new worker has no model: it loads it again, if a page had asked for it.
+    fn reload_if_asked(&self) {
+        if self.status.get_untracked() != ModelStatus::Idle {
+            self.load_model();
+        }
     }
 
     /// Terminates the worker and fails its pending requests with `why`.
     fn stop_worker(&self, why: &str) {
+        self.prefill.set(None);
         let old = self.inner.try_update_value(|inner| inner.take()).flatten();
         if let Some(mut old) = old {
             // Events already queued must not reach the listeners dropped with `old`.

@@ -163,6 +163,9 @@ pub enum Response {
         info: ModelInfo,
     },
     CacheCleared,
+    /// The prompt's tokens computed so far (`done` of `total`), after each prefill slice of a
+    /// prompt longer than one slice. The bridge shows it (`Bridge::prefill`); handlers never see it.
+    Prefill { done: usize, total: usize },
     /// The threads each pass now splits over, and the most this worker offers.
     Threads { threads: usize, max: usize },
     /// One generated token: `piece` is the text it completes (never half a character),
@@ -312,6 +315,7 @@ impl Response {
         !matches!(
             self,
             Response::Progress { .. }
+                | Response::Prefill { .. }
                 | Response::Token { .. }
                 | Response::StagePrompt { .. }
                 | Response::StageCost { .. }

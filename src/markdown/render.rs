@@ -1,20 +1,59 @@
-//! Markdown to HTML in three passes over pulldown-cmark's events: links within the site
+//! Markdown to HTML in four passes over pulldown-cmark's events: section headings get ids,
+//! links within the site
 //! become relative to the page's base, links to glossary terms become terms that show their
 //! definition on hover and on keyboard focus, and table alignment becomes classes
 //! (pulldown-cmark writes `style` attributes, which the page's CSP, style-src 'self', blocks).
 
 use super::{glossary, parser};
-use pulldown_cmark::{html, Alignment, CowStr, Event, Tag, TagEnd};
+use pulldown_cmark::{html, Alignment, CowStr, Event, HeadingLevel, Tag, TagEnd};
 
 /// Where a lesson's interactive part goes.
 pub const INTERACTIVE_MARKER: &str = "<!-- interactive -->";
 
 /// `prefix` keeps the tooltip ids of one document apart from another's on the same page.
 pub fn to_html(markdown: &str, prefix: &str) -> String {
-    let events = aligned_by_class(glossary_terms(relative_links(parser(markdown)), prefix));
+    let events = section_ids(parser(markdown), prefix);
+    let events = aligned_by_class(glossary_terms(relative_links(events.into_iter()), prefix));
     let mut out = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut out, events);
     out
+}
+
+/// Gives each section heading (level 2) without an id of its own one made from its text,
+/// `{prefix}-{words-of-the-heading}`, so that a lesson's contents (`ui::toc`) can link to it.
+fn section_ids<'a>(events: impl Iterator<Item = Event<'a>>, prefix: &str) -> Vec<Event<'a>> {
+    let mut events: Vec<Event<'a>> = events.collect();
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { level: HeadingLevel::H2, id: None, .. }) = &events[i] {
+            let text: String = events[i + 1..]
+                .iter()
+                .take_while(|e| !matches!(e, Event::End(TagEnd::Heading(_))))
+                .filter_map(|e| match e {
+                    Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+                    _ => None,
+                })
+                .collect();
+            if let Event::Start(Tag::Heading { id, .. }) = &mut events[i] {
+                *id = Some(CowStr::from(format!("{prefix}-{}", slug(&text))));
+            }
+        }
+        i += 1;
+    }
+    events
+}
+
+/// "Cutting the tail: top-k, top-p" → "cutting-the-tail-top-k-top-p".
+fn slug(text: &str) -> String {
+    let mut slug = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            slug.push(c);
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug.trim_end_matches('-').to_string()
 }
 
 /// Content links to the site from its root ("/glossary#kv-cache"); the page resolves a
@@ -126,4 +165,42 @@ fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::*;
+
+    #[wasm_bindgen_test]
+    fn section_headings_get_ids_from_their_text_and_keep_their_own() {
+        let html = to_html(
+            "## Cutting the tail: `top-k`, top-p\n\nText.\n\n## Kept {#mine}\n\n### Not a section\n",
+            "l1",
+        );
+        assert!(html.contains(r#"<h2 id="l1-cutting-the-tail-top-k-top-p">"#), "{html}");
+        assert!(html.contains(r#"<h2 id="mine">"#), "{html}");
+        assert!(html.contains("<h3>Not a section</h3>"), "{html}");
+    }
+
+    #[wasm_bindgen_test]
+    fn every_section_of_every_lesson_has_a_distinct_id() {
+        for (markdown, prefix) in [
+            (crate::content::GENERATION, "generation"),
+            (crate::content::STAGES, "stages"),
+            (crate::content::REASONING, "reasoning"),
+        ] {
+            let html = to_html(markdown, prefix);
+            let ids: Vec<&str> = html
+                .split("<h2 id=\"")
+                .skip(1)
+                .map(|rest| rest.split('"').next().unwrap_or_default())
+                .collect();
+            assert_eq!(ids.len(), html.matches("<h2").count(), "{prefix}: a section without an id");
+            let mut unique = ids.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), ids.len(), "{prefix}: two sections share an id: {ids:?}");
+        }
+    }
 }

@@ -4,6 +4,7 @@ use crate::routes::set_title;
 use crate::ui::prose::Prose;
 use crate::content;
 use crate::markdown::render::to_html;
+use crate::model_file::{megabytes, MODEL_BYTES};
 use leptos::prelude::*;
 
 #[component]
@@ -11,7 +12,7 @@ pub fn Home() -> impl IntoView {
     set_title("Home");
     view! {
         <article class="home">
-            <Prose html=to_html(content::HOME, "home")/>
+            <Prose html=to_html(&content::HOME.replace("{model-file-size}", &megabytes(MODEL_BYTES)), "home")/>
         </article>
     }
 }

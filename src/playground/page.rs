@@ -22,6 +22,8 @@ const PATH: &str = "/playground";
 #[component]
 pub fn Playground() -> impl IntoView {
     set_title("Playground");
+    // This page runs the model: it loads now, if no earlier page loaded it.
+    expect_context::<crate::bridge::Bridge>().need_model();
     let bridge = expect_context::<Bridge>();
     let (setup, link_notices) = from_link(
         &window().location().search().unwrap_or_default(),

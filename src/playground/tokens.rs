@@ -60,6 +60,7 @@ fn token(chat: Chat, j: usize, i: usize, t: Token) -> impl IntoView {
     view! {
         <span
             class=class
+            id=token_id(j, i)
             data-testid="token"
             data-token-id=t.id
             data-prob=t.prob
@@ -83,6 +84,26 @@ fn token(chat: Chat, j: usize, i: usize, t: Token) -> impl IntoView {
             {t.piece}
         </span>
     }
+}
+
+/// The element id of answer `j`'s token `i`, so that closing its alternatives can return there.
+fn token_id(j: usize, i: usize) -> String {
+    format!("token-{j}-{i}")
+}
+
+/// Closes the open alternatives and puts the keyboard back on the token they belong to.
+fn close_to_token(chat: Chat) {
+    let Some((j, i)) = chat.open.get_untracked() else {
+        return;
+    };
+    if let Some(token) = document()
+        .get_element_by_id(&token_id(j, i))
+        .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = token.focus();
+    }
+    // After the focus, which opens a token's alternatives (as it does when tabbing onto it).
+    chat.open.set(None);
 }
 
 /// Moves the keyboard into exchange `j`'s alternatives: Tab from a token goes to the next
@@ -124,7 +145,12 @@ pub fn alternatives(chat: Chat, j: usize) -> impl IntoView {
             .map(|t| (i, t))
     };
     view! {
-        <div class="alternatives" id=format!("alternatives-{j}") role="region" aria-live="polite" aria-label="The chosen token's alternatives">
+        <div class="alternatives" id=format!("alternatives-{j}") role="region" aria-live="polite" aria-label="The chosen token's alternatives"
+            on:keydown=move |ev| if ev.key() == "Escape" {
+                ev.prevent_default();
+                close_to_token(chat);
+            }
+        >
             {move || opened().map(|(i, t)| {
                 let drawn = t.id;
                 let how = if t.forced { "placed by you" } else { "drawn" };
@@ -157,7 +183,7 @@ pub fn alternatives(chat: Chat, j: usize) -> impl IntoView {
                             }
                         }).collect_view()}
                     </ol>
-                    <button type="button" class="link" on:click=move |_| chat.open.set(None)>"Close"</button>
+                    <button type="button" class="link" on:click=move |_| close_to_token(chat)>"Close"</button>
                 }
             })}
         </div>

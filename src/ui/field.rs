@@ -1,6 +1,7 @@
 //! A labelled control for one number: a range slider with its live readout, or a whole-
-//! number box. Each acts on every `input` event, keeps its value in range (a value typed
-//! through devtools, say, is clamped, so the engine never sees it) and carries its hint.
+//! number box. Each acts on every `input` event and carries its hint. A slider cannot be
+//! moved out of range (a value set through devtools is clamped, so the engine never sees
+//! it); a number box refuses an entry out of range and says so.
 
 use leptos::prelude::*;
 
@@ -45,8 +46,8 @@ pub fn Slider(
     control(id, label, input, children)
 }
 
-/// A number input for a whole number in `min..=max`; a half-typed entry leaves the value
-/// as it was, an out-of-range one is clamped. Children are the hint.
+/// A number input for a whole number in `min..=max`; an entry out of range is refused with
+/// a message naming the range, and the value stays as it was. Children are the hint.
 #[component]
 pub fn WholeNumber(
     id: &'static str,
@@ -65,7 +66,9 @@ pub fn WholeNumber(
     )
 }
 
-/// The bare number input of `WholeNumber`, for rows laid out otherwise.
+/// The bare number input of `WholeNumber`, for rows laid out otherwise. An entry that is not
+/// a whole number in range is refused, not repaired: the box keeps what was typed, says the
+/// range, and the value in use stays as it was until a valid number is typed.
 pub fn whole_number_input(
     id: &'static str,
     min: u64,
@@ -74,6 +77,12 @@ pub fn whole_number_input(
     set: Callback<u64>,
     described: Option<String>,
 ) -> impl IntoView {
+    let refused = RwSignal::new(None::<String>);
+    let error_id = format!("{id}-error");
+    let described = match described {
+        Some(hint) => format!("{hint} {error_id}"),
+        None => error_id.clone(),
+    };
     view! {
         <input
             id=id
@@ -84,18 +93,38 @@ pub fn whole_number_input(
             step="1"
             inputmode="numeric"
             aria-describedby=described
+            aria-invalid=move || refused.with(Option::is_some).then_some("true")
             prop:value=move || value.get().to_string()
             on:input=move |ev| {
-                if let Ok(n) = event_target_value(&ev).trim().parse::<u64>() {
-                    set.run(n.clamp(min, max))
+                let text = event_target_value(&ev);
+                match text.trim().parse::<u64>() {
+                    Ok(n) if (min..=max).contains(&n) => {
+                        refused.set(None);
+                        set.run(n)
+                    }
+                    // A box being cleared to type a new number is not an entry yet.
+                    _ if text.is_empty() => refused.set(None),
+                    _ => refused.set(Some(refusal(&text, min, max, value.get_untracked()))),
                 }
             }
-            // Leaving the box shows the value in use, not a half-typed or refused entry.
+            // Leaving the box shows the value in use (a cleared box), unless the entry was
+            // refused: then its text and the message stay until it is corrected.
             on:change=move |ev| {
-                event_target::<web_sys::HtmlInputElement>(&ev).set_value(&value.get_untracked().to_string())
+                if refused.with_untracked(Option::is_none) {
+                    event_target::<web_sys::HtmlInputElement>(&ev).set_value(&value.get_untracked().to_string())
+                }
             }
         />
+        <small class="error refusal" id=error_id data-testid=format!("{id}-error") role="alert" hidden=move || refused.with(Option::is_none)>
+            {move || refused.get()}
+        </small>
     }
+}
+
+/// What a refused entry gets: the range, and the value still in use.
+fn refusal(text: &str, min: u64, max: u64, in_use: u64) -> String {
+    let shown = if text.trim().is_empty() { "that" } else { text.trim() };
+    format!("Not used: {shown} is not a whole number from {min} to {max}. Still {in_use}.")
 }
 
 /// A number box whose text is kept as typed, for a form that checks its fields together

@@ -2,6 +2,7 @@
 //! error with Retry. Also what the learner may want to do with the cached file.
 
 use crate::bridge::{Bridge, ModelStatus};
+use crate::model_file::{megabytes, MODEL_BYTES, MODEL_NAME};
 use leptos::prelude::*;
 
 #[component]
@@ -11,10 +12,22 @@ pub fn ModelStatusPanel() -> impl IntoView {
     view! {
         <section class="model-status" data-testid="model-status" data-state=move || status.with(|s| s.name()) aria-label="Model status">
             {move || match status.get() {
+                ModelStatus::Idle => {
+                    view! {
+                        <p>
+                            {format!(
+                                "The model ({MODEL_NAME}, {}) is not loaded: this page does not run it. The lessons and the playground load it when you open them.",
+                                megabytes(MODEL_BYTES)
+                            )}
+                        </p>
+                        <button type="button" data-testid="load-model" on:click=move |_| bridge.need_model()>"Load it now"</button>
+                    }
+                    .into_any()
+                }
                 ModelStatus::Loading { loaded, total, mb_per_s, from_cache } => {
                     let verb = if from_cache { "Checking the cached model" } else { "Downloading the model" };
                     view! {
-                        <label class="progress-label" for="model-progress">{verb}" (SmolLM2-135M-Instruct)"</label>
+                        <label class="progress-label" for="model-progress">{format!("{verb} ({MODEL_NAME})")}</label>
                         // Without a known total the bar is indeterminate.
                         <progress
                             id="model-progress"
@@ -32,9 +45,9 @@ pub fn ModelStatusPanel() -> impl IntoView {
                         <p class="ready">
                             <strong>"Model ready: "</strong>
                             {format!(
-                                "SmolLM2-135M-Instruct, {} layers, {} MB, {source} and loaded in {:.1} s. Context: up to {} tokens in this page, to bound the memory its cache takes.",
+                                "{MODEL_NAME}, {} layers, {}, {source} and loaded in {:.1} s. Context: up to {} tokens in this page, to bound the memory its cache takes.",
                                 info.layers,
-                                mb(info.file_bytes),
+                                megabytes(info.file_bytes),
                                 info.load_ms / 1000.0,
                                 info.context,
                             )}
@@ -82,13 +95,9 @@ fn ThreadsLine() -> impl IntoView {
     }
 }
 
-fn mb(bytes: u64) -> String {
-    format!("{:.1}", bytes as f64 / 1e6)
-}
-
 fn progress_text(loaded: u64, total: Option<u64>, mb_per_s: f64) -> String {
     match total {
-        Some(total) => format!("{} of {} MB, {:.1} MB/s", mb(loaded), mb(total), mb_per_s),
-        None => format!("{} MB, {:.1} MB/s", mb(loaded), mb_per_s),
+        Some(total) => format!("{} of {}, {mb_per_s:.1} MB/s", megabytes(loaded), megabytes(total)),
+        None => format!("{}, {mb_per_s:.1} MB/s", megabytes(loaded)),
     }
 }

@@ -5,7 +5,7 @@
 //! likeliest trap: the allocator then aborts with no message, so `RecordingAllocator`
 //! notes the failed size and the report says what happened.
 
-use super::load_model::megabytes;
+use crate::model_file::megabytes;
 use super::post::post;
 use crate::protocol::Response;
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -250,19 +250,28 @@ async fn decode_until(
     Ok(Decoded { text, tokens, stop })
 }
 
-/// Computes the prompt in slices. False if the request lost the session meanwhile.
+/// Computes the prompt in slices, reporting progress after each when there is more than one.
+/// False if the request lost the session meanwhile.
 pub async fn prefill(id: u32) -> Result<bool, String> {
     loop {
         let ready = state::with(|s| {
-            s.owned(id)
-                .map(|session| session.prefill_chunk(PREFILL_SLICE))
+            s.owned(id).map(|session| {
+                let ready = session.prefill_chunk(PREFILL_SLICE)?;
+                Ok::<_, engine::EngineError>((ready, session.prefill_progress()))
+            })
         });
-        match ready {
+        let (ready, (done, total)) = match ready {
             None => return Ok(false),
             Some(Err(e)) => return Err(e.to_string()),
-            Some(Ok(true)) => return Ok(true),
-            Some(Ok(false)) => yield_now().await,
+            Some(Ok(progress)) => progress,
+        };
+        if total > PREFILL_SLICE {
+            post(id, Response::Prefill { done, total });
         }
+        if ready {
+            return Ok(true);
+        }
+        yield_now().await;
     }
 }
 

@@ -6,6 +6,7 @@
 
 use super::js_file::{js_error, sha256_hex, JsBytes, JsReader};
 use super::{post::post, state};
+use crate::model_file::megabytes;
 use crate::protocol::{ModelInfo, Response};
 use engine::{EngineError, Model};
 use js_sys::{Reflect, Uint8Array};
@@ -87,10 +88,6 @@ fn now() -> f64 {
     scope().performance().map_or(0.0, |p| p.now())
 }
 
-/// A size as the worker's messages give it: "20.0 MB".
-pub(super) fn megabytes(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1e6)
-}
 
 /// The Cache API exists only in secure contexts (https, localhost); elsewhere the model
 /// is simply fetched every time.

@@ -282,6 +282,12 @@ impl Session {
         Ok(done)
     }
 
+    /// The prompt's tokens computed so far by `prefill_chunk`, of those it has to compute
+    /// (the context minus what the cache already held).
+    pub fn prefill_progress(&self) -> (usize, usize) {
+        (self.pending_computed, self.reuse.computed)
+    }
+
     pub(crate) fn ensure_logits(&mut self) -> Result<&[f32]> {
         while !self.prefill_chunk(usize::MAX)? {}
         Ok(self.logits.as_deref().unwrap_or_default())

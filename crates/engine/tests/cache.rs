@@ -184,3 +184,25 @@ fn a_generator_set_per_position_redraws_after_rewind_as_a_fresh_run_draws() {
     let again: Vec<u32> = (0..3).map(|_| step(&mut s)).collect();
     assert_eq!(again, want[2..]);
 }
+
+#[test]
+fn prefill_progress_counts_each_slice_up_to_the_tokens_the_cache_lacks() {
+    let m = tiny();
+    let mut s = session(m);
+    let first = prompt();
+    s.start(&first, 1).unwrap();
+    assert_eq!(s.prefill_progress(), (0, first.len()));
+    let mut seen = Vec::new();
+    while !s.prefill_chunk(16).unwrap() {
+        seen.push(s.prefill_progress());
+    }
+    seen.push(s.prefill_progress());
+    assert_eq!(seen, [(16, 40), (32, 40), (40, 40)]);
+    // A longer prompt that shares the first: only the new tokens are counted.
+    let mut longer = first.clone();
+    longer.extend([7, 8, 9]);
+    let reuse = s.start(&longer, 1).unwrap();
+    assert_eq!(s.prefill_progress(), (0, reuse.computed));
+    while !s.prefill_chunk(2).unwrap() {}
+    assert_eq!(s.prefill_progress(), (reuse.computed, reuse.computed));
+}

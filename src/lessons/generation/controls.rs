@@ -16,6 +16,8 @@ pub fn Controls() -> impl IntoView {
     let lesson = expect_context::<Live>();
     let s = lesson.settings;
     let get = move |f: fn(&SamplerSettings) -> f64| Signal::derive(move || s.with(f));
+    // On a phone the bar shows the four sliders, and the rest on demand (style/lesson1.css).
+    let more = RwSignal::new(false);
     view! {
         <fieldset class="controls l1-controls">
             <legend>"Sampler settings"</legend>
@@ -47,37 +49,43 @@ pub fn Controls() -> impl IntoView {
             >
                 "Drop those below min-p × the top probability; 0 turns it off."
             </Slider>
-            <TemperaturePlace settings=s/>
-            <CutOrder settings=s/>
-            <Slider
-                id="repeat-penalty" label="Repetition penalty" min=REPEAT_PENALTY.min max=REPEAT_PENALTY.max step=0.05
-                value=get(|s| s.repeat_penalty as f64) set=move |v: f64| s.update(|s| s.repeat_penalty = v as f32)
-                readout={|v| if v == 1.0 { "off (1)".into() } else { format!("{v:.2}") }}
-            >
-                "Pushes down tokens of the last 64 (the prompt's included); 1 turns it off."
-            </Slider>
-            <WholeNumber
-                id="seed" label="Seed" min=SEED.min as u64 max=SEED.max as u64
-                value=Signal::derive(move || s.with(|s| s.seed)) set=move |seed: u64| s.update(|s| s.seed = seed)
-            >
-                "Token n of a run is drawn with the n-th number of this seed's generator."
-            </WholeNumber>
-            <WholeNumber
-                id="shown" label="Candidates shown" min=SHOWN.0 max=SHOWN.1
-                value=Signal::derive(move || lesson.shown.get() as u64) set=move |n: u64| lesson.shown.set(n as usize)
-            />
-            <div class="control reset">
-                <button
-                    type="button"
-                    data-testid="reset"
-                    on:click=move |_| {
-                        // The engine's own defaults: every cut stage on, so that each one shows.
-                        s.set(SamplerSettings::default());
-                        lesson.shown.set(20);
-                    }
+            <button type="button" class="more-toggle" data-testid="more-settings" aria-controls="l1-more"
+                aria-expanded=move || more.get().to_string() on:click=move |_| more.update(|m| *m = !*m)>
+                {move || if more.get() { "Fewer settings" } else { "More settings" }}
+            </button>
+            <div class="more" id="l1-more" class:open=move || more.get()>
+                <TemperaturePlace settings=s/>
+                <CutOrder settings=s/>
+                <Slider
+                    id="repeat-penalty" label="Repetition penalty" min=REPEAT_PENALTY.min max=REPEAT_PENALTY.max step=0.05
+                    value=get(|s| s.repeat_penalty as f64) set=move |v: f64| s.update(|s| s.repeat_penalty = v as f32)
+                    readout={|v| if v == 1.0 { "off (1)".into() } else { format!("{v:.2}") }}
                 >
-                    "Reset to defaults"
-                </button>
+                    "Pushes down tokens of the last 64 (the prompt's included); 1 turns it off."
+                </Slider>
+                <WholeNumber
+                    id="seed" label="Seed" min=SEED.min as u64 max=SEED.max as u64
+                    value=Signal::derive(move || s.with(|s| s.seed)) set=move |seed: u64| s.update(|s| s.seed = seed)
+                >
+                    "Token n of a run is drawn with the n-th number of this seed's generator."
+                </WholeNumber>
+                <WholeNumber
+                    id="shown" label="Candidates shown" min=SHOWN.0 max=SHOWN.1
+                    value=Signal::derive(move || lesson.shown.get() as u64) set=move |n: u64| lesson.shown.set(n as usize)
+                />
+                <div class="control reset">
+                    <button
+                        type="button"
+                        data-testid="reset"
+                        on:click=move |_| {
+                            // The engine's own defaults: every cut stage on, so that each one shows.
+                            s.set(SamplerSettings::default());
+                            lesson.shown.set(20);
+                        }
+                    >
+                        "Reset to defaults"
+                    </button>
+                </div>
             </div>
         </fieldset>
     }

@@ -45,6 +45,9 @@ impl Run {
     }
 }
 
+/// The lesson's prompt when its link names none, and what "Back to the example" restores.
+pub const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";
+
 #[derive(Clone, Copy)]
 pub struct Live {
     bridge: Bridge,

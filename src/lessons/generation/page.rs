@@ -6,11 +6,12 @@ use crate::bridge::{Bridge, ModelStatus};
 use crate::ui::address_bar as url;
 use super::{
     candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
-    formula::Formula, live::Live, mini::MiniLive, notices::Notices, order_compare::OrderCompare,
+    formula::Formula, live::{Live, DEFAULT_PROMPT}, mini::MiniLive, notices::Notices, order_compare::OrderCompare,
     readout::Readout, sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip,
     systems_table::SystemsTable,
 };
 use crate::ui::prose::Prose;
+use crate::ui::toc::LessonToc;
 use crate::ui::settings_query::to_query;
 use crate::routes::Lesson;
 use crate::markdown::exercises;
@@ -18,13 +19,13 @@ use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
 use engine::SamplerSettings;
 use leptos::prelude::*;
 
-/// The lesson's prompt when its link names none.
-const DEFAULT_PROMPT: &str = "Suggest a name for a pet cat.";
-
 #[component]
 pub fn GenerationPage() -> impl IntoView {
     let lesson = Lesson::Generation;
     set_title(&lesson.title());
+    let bridge = expect_context::<Bridge>();
+    // This page runs the model: it loads now, if no earlier page loaded it.
+    bridge.need_model();
     let (text, exercises) = exercises::split(lesson.markdown());
     let html = to_html(&text, lesson.slug());
     let (before, after) = match html.split_once(INTERACTIVE_MARKER) {
@@ -32,7 +33,6 @@ pub fn GenerationPage() -> impl IntoView {
         None => (html, String::new()),
     };
 
-    let bridge = expect_context::<Bridge>();
     let live = Live::new(
         bridge,
         url::read(SamplerSettings::default(), DEFAULT_PROMPT),
@@ -54,6 +54,7 @@ pub fn GenerationPage() -> impl IntoView {
 
     view! {
         <article class="lesson" data-testid="lesson-generation">
+            <LessonToc/>
             {live_views(&before)}
             <section class="interactive lesson1" data-testid="interactive-generation" data-lesson="generation" aria-labelledby="tool-title">
                 <h2 id="tool-title">"Try it on the model"</h2>

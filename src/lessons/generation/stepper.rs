@@ -1,7 +1,7 @@
 //! The prompt, and stepping through the answer: Step, Rewind, Auto-run with Pause. Forcing
 //! a token is clicking its bar (`Candidates`).
 
-use super::live::Live;
+use super::live::{Live, DEFAULT_PROMPT};
 use crate::ui::settings_query::MAX_PROMPT_CHARS;
 use leptos::prelude::*;
 
@@ -31,6 +31,10 @@ pub fn Stepper() -> impl IntoView {
             ></textarea>
             <button type="submit" data-testid="start" disabled=move || lesson.busy.get()>
                 "Start from this prompt"
+            </button>
+            <button type="button" data-testid="prompt-example" hidden=move || draft.with(|d| d == DEFAULT_PROMPT)
+                on:click=move |_| draft.set(DEFAULT_PROMPT.into())>
+                "Back to the example prompt"
             </button>
         </form>
         <div class="actions stepper">

@@ -15,6 +15,19 @@ pub struct Progress {
     pub total: usize,
     /// Tokens the running task run has generated so far.
     pub tokens: usize,
+    /// When the run started (`performance.now()`, ms), for the time left.
+    pub started_ms: f64,
+}
+
+impl Progress {
+    /// The time left, in seconds, at the pace of the task runs finished so far; unknown
+    /// until one has finished.
+    pub fn seconds_left(&self, now_ms: f64) -> Option<f64> {
+        (self.done > 0 && self.done < self.total).then(|| {
+            let per_item = (now_ms - self.started_ms) / self.done as f64;
+            per_item * (self.total - self.done) as f64 / 1000.0
+        })
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -68,6 +81,7 @@ impl Lab {
             done: 0,
             total: run.tasks.len() * run.strategies().len(),
             tokens: 0,
+            started_ms: now_ms(),
         });
         self.run.set(Some(run));
         let lab = self;
@@ -81,11 +95,7 @@ impl Lab {
                         total,
                         tokens,
                     } => {
-                        lab.progress.try_set(Progress {
-                            done,
-                            total,
-                            tokens,
-                        });
+                        lab.progress.try_update(|p| (p.done, p.total, p.tokens) = (done, total, tokens));
                     }
                     Response::ExperimentItem { result } => {
                         lab.progress
@@ -120,4 +130,9 @@ impl Lab {
             }
         }
     }
+}
+
+/// The page's clock, in milliseconds.
+pub fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
 }

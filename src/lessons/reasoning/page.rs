@@ -4,6 +4,7 @@
 use crate::routes::set_title;
 use super::{Exercises, Lab, Results, Runner};
 use crate::ui::prose::Prose;
+use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
 use leptos::prelude::*;
@@ -12,6 +13,8 @@ use leptos::prelude::*;
 pub fn Reasoning() -> impl IntoView {
     let lesson = Lesson::Reasoning;
     set_title(&lesson.title());
+    // This page runs the model: it loads now, if no earlier page loaded it.
+    expect_context::<crate::bridge::Bridge>().need_model();
     let (before, after) = lesson
         .markdown()
         .split_once(INTERACTIVE_MARKER)
@@ -19,6 +22,7 @@ pub fn Reasoning() -> impl IntoView {
     let lab = Lab::new();
     view! {
         <article class="lesson" data-testid="lesson-reasoning">
+            <LessonToc/>
             <Prose html=to_html(before, lesson.slug())/>
             <section class="lab" data-testid="interactive-reasoning" aria-labelledby="l3-lab">
                 <h2 id="l3-lab">"Run an experiment"</h2>

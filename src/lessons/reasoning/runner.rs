@@ -1,9 +1,10 @@
 //! The runner's controls: the settings, Run and Cancel, and the progress of the run.
 
 use super::form::ExperimentForm;
-use super::lab::Lab;
+use super::lab::{now_ms, Lab};
 use super::names;
 use super::run::RunState;
+use crate::ui::format::duration;
 use leptos::prelude::*;
 
 #[component]
@@ -52,8 +53,11 @@ fn RunProgress(lab: Lab) -> impl IntoView {
                 RunState::Running => {
                     let task = run.tasks.get(p.done / per_task)?;
                     let strategy = run.strategies()[p.done % per_task];
+                    let left = p.seconds_left(now_ms()).map_or(String::new(), |s| {
+                        format!(" About {} left.", duration(s))
+                    });
                     format!(
-                        "Task {} of {tasks} ({}) under {}: {} tokens so far.",
+                        "Task {} of {tasks} ({}) under {}: {} tokens so far.{left}",
                         p.done / per_task + 1,
                         task.id,
                         names::name(strategy).to_lowercase(),

@@ -14,11 +14,13 @@ use crate::protocol::CacheMode;
 use leptos::prelude::*;
 
 const PANEL: &str = "cache";
+/// The example prompt (raw text, continued).
+const EXAMPLE: (&str, bool) = ("Once", false);
 
 #[component]
 pub fn CachePanel(lab: Lab) -> impl IntoView {
-    let text = RwSignal::new("Once".to_string());
-    let chat = RwSignal::new(false);
+    let text = RwSignal::new(EXAMPLE.0.to_string());
+    let chat = RwSignal::new(EXAMPLE.1);
     let max_tokens = RwSignal::new(32usize);
     let use_cache = RwSignal::new(true);
     let start = move || {
@@ -66,7 +68,7 @@ pub fn CachePanel(lab: Lab) -> impl IntoView {
     view! {
         <section class="lab-panel" aria-labelledby="cache-lab">
             <h3 id="cache-lab">"Measure it: the KV cache on and off"</h3>
-            <PromptField id=PANEL text=text chat=chat/>
+            <PromptField id=PANEL text=text chat=chat example=EXAMPLE/>
             <div class="control-row">
                 {count_input("cache-max-tokens", "Tokens to generate", max_tokens, 2, 128)}
             </div>

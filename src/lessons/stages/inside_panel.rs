@@ -15,11 +15,13 @@ use leptos::prelude::*;
 
 /// Tokens generated per turn: enough decode rows to watch them grow.
 const MAX_TOKENS: usize = 12;
+/// The example prompt and whether it is a chat message.
+const EXAMPLE: (&str, bool) = ("What is the capital of France?", true);
 
 #[component]
 pub fn InsidePanel(lab: Lab) -> impl IntoView {
-    let text = RwSignal::new("What is the capital of France?".to_string());
-    let chat = RwSignal::new(true);
+    let text = RwSignal::new(EXAMPLE.0.to_string());
+    let chat = RwSignal::new(EXAMPLE.1);
     let follow_up = RwSignal::new("And of Italy?".to_string());
     // 0-based; the selectors show them from 1.
     let (layer, head) = (RwSignal::new(0usize), RwSignal::new(0usize));
@@ -136,7 +138,7 @@ pub fn InsidePanel(lab: Lab) -> impl IntoView {
     view! {
         <section class="lab-panel" aria-labelledby="inside-lab">
             <h3 id="inside-lab">"Look inside: attention, the KV cache and the logit lens"</h3>
-            <PromptField id="inside" text=text chat=chat/>
+            <PromptField id="inside" text=text chat=chat example=EXAMPLE/>
             <Actions lab=lab panel="inside" label="Run and look inside" on_run=first_turn/>
             <div class="control-row">
                 <label for="attention-layer">"Layer"</label>

@@ -10,6 +10,7 @@ use super::{
     sweep_panel::SweepPanel,
 };
 use crate::ui::prose::Prose;
+use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::{exercises, render::to_html};
 use leptos::prelude::*;
@@ -20,6 +21,8 @@ const LAB_MARKER: &str = "<!-- lab: ";
 pub fn StagesPage() -> impl IntoView {
     let lesson = Lesson::Stages;
     set_title(&lesson.title());
+    // This page runs the model: it loads now, if no earlier page loaded it.
+    expect_context::<crate::bridge::Bridge>().need_model();
     let lab = Lab::new();
     let (prose, exercises) = exercises::split(lesson.markdown());
     let html = to_html(&prose, lesson.slug());
@@ -36,6 +39,7 @@ pub fn StagesPage() -> impl IntoView {
         .collect_view();
     view! {
         <article class="lesson" data-testid="lesson-stages">
+            <LessonToc/>
             <div data-testid="interactive-stages" data-lesson="stages">
                 <Prose html=first/>
                 {labs}

@@ -15,14 +15,16 @@ use crate::protocol::CacheMode;
 use leptos::prelude::*;
 
 const PANEL: &str = "timeline";
+/// The example prompt and whether it is a chat message.
+const EXAMPLE: (&str, bool) = (
+    "Explain in three sentences why the sky is blue, and why sunsets are red. Use simple words, as if to a child.",
+    true,
+);
 
 #[component]
 pub fn PrefillPanel(lab: Lab) -> impl IntoView {
-    let text = RwSignal::new(
-        "Explain in three sentences why the sky is blue, and why sunsets are red. Use simple words, as if to a child."
-            .to_string(),
-    );
-    let chat = RwSignal::new(true);
+    let text = RwSignal::new(EXAMPLE.0.to_string());
+    let chat = RwSignal::new(EXAMPLE.1);
     let max_tokens = RwSignal::new(32usize);
     let run = RwSignal::new(Run::default());
     let start = move || {
@@ -54,7 +56,7 @@ pub fn PrefillPanel(lab: Lab) -> impl IntoView {
     view! {
         <section class="lab-panel" aria-labelledby="prefill-lab">
             <h3 id="prefill-lab">"Measure it: prefill and decode"</h3>
-            <PromptField id=PANEL text=text chat=chat/>
+            <PromptField id=PANEL text=text chat=chat example=EXAMPLE/>
             <div class="control-row">
                 {count_input("timeline-max-tokens", "Tokens to generate", max_tokens, 2, 256)}
             </div>

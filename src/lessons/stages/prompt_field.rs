@@ -11,7 +11,10 @@ pub fn PromptField(
     id: &'static str,
     text: RwSignal<String>,
     chat: RwSignal<bool>,
+    /// The panel's own prompt and mode, which "Back to the example" restores after edits.
+    example: (&'static str, bool),
 ) -> impl IntoView {
+    let edited = move || text.with(|t| t != example.0) || chat.get() != example.1;
     view! {
         <label for=format!("{id}-prompt")>"Prompt"</label>
         <textarea
@@ -21,6 +24,13 @@ pub fn PromptField(
             prop:value=move || text.get()
             on:input=move |ev| text.set(event_target_value(&ev))
         ></textarea>
+        <button type="button" data-testid=format!("{id}-example") hidden=move || !edited()
+            on:click=move |_| {
+                text.set(example.0.into());
+                chat.set(example.1);
+            }>
+            "Back to the example prompt"
+        </button>
         <fieldset class="mode">
             <legend>"The prompt is"</legend>
             <label>
