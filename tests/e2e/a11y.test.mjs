@@ -4,7 +4,7 @@
 // prefers-reduced-motion nothing on the site moves.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { assertAccessible, MINUTE, openSession, READY, tabTo } from "./session.mjs";
+import { assertAccessible, MINUTE, openSession, READY, SETTLED, tabTo } from "./session.mjs";
 
 const ROUTES = ["/", "/learn/generation", "/learn/stages", "/learn/reasoning", "/playground", "/glossary", "/reading", "/no/such/page"];
 const id = (testid) => `[data-testid=${testid}]`;
@@ -41,14 +41,14 @@ async function checkFromKeyboard(button, passed, lesson) {
 }
 
 test("every page, once the model is ready, light and dark: no serious or critical axe-core violation", { timeout: 5 * MINUTE }, async () => {
-  await page.goto(session.url("/"));
+  await page.goto(session.url("/playground"));
   await page.waitForSelector(READY, { timeout: 3 * MINUTE });
   try {
     for (const colorScheme of ["light", "dark"]) {
       await page.emulateMedia({ colorScheme });
       for (const path of ROUTES) {
         await page.goto(session.url(path));
-        await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+        await page.waitForSelector(SETTLED, { timeout: 2 * MINUTE });
         await page.waitForSelector("main h1");
         await assertAccessible(page, `${path} (${colorScheme})`);
       }

@@ -53,10 +53,27 @@ async function greedyPlayground() {
   await playgroundGreedy(page);
 }
 
+test("the home page, the glossary and the reading list do not download the model; they offer to", { timeout: MINUTE }, async () => {
+  for (const path of ["/", "/glossary", "/reading"]) {
+    await page.goto(url(path));
+    await page.waitForSelector("[data-testid=model-status][data-state=idle]");
+    assert.match(await text("model-status"), /SmolLM2-135M-Instruct, 98\.4 MB\) is not loaded: this page does not run it/);
+    // Requests wait in the page until the engine's worker listens: once its threads have
+    // started, a load would have been asked for.
+    await page.waitForFunction(() => !/starting/.test(document.querySelector("[data-testid=engine-threads]")?.textContent ?? "starting"));
+    await page.waitForTimeout(500);
+  }
+  assert.deepEqual(session.requests.filter((r) => r.url.endsWith(".gguf")), [], "no request for the model file");
+});
+
 test("first visit: the model downloads with visible progress and becomes ready, with no console errors", { timeout: 3 * MINUTE }, async () => {
   await page.goto(url("/"));
+  // The size the offer gives (a constant of the site) is the size of the file that loads.
+  const offered = (await text("model-status")).match(/([\d.]+ MB)/)[1];
+  await page.click("[data-testid=load-model]");
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   assert.match(await text("model-status"), /Model ready.*downloaded/);
+  assert.equal((await text("model-status")).match(/layers, ([\d.]+ MB)/)[1], offered);
   assert.ok((await page.evaluate(() => window.__progressSeen)) > 0, "the progress bar showed bytes loaded");
   assert.deepEqual(session.consoleErrors, []);
 });

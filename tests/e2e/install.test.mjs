@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { launch } from "./browser.mjs";
-import { MINUTE, READY, ROOT } from "./session.mjs";
+import { loadModel, MINUTE, READY, ROOT } from "./session.mjs";
 import { serve } from "./static-server.mjs";
 
 let site, server, browser, page, port;
@@ -63,7 +63,7 @@ after(async () => {
 let buildA, startUrl;
 
 test("installable: the manifest names the app, its start URL and its icons, and Chromium finds nothing missing", { timeout: 3 * MINUTE }, async () => {
-  await page.goto(server.url + "/");
+  await page.goto(server.url + "/playground");
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   const manifest = await page.evaluate(async () => {
     const link = document.querySelector("link[rel=manifest]");
@@ -130,7 +130,7 @@ test("build B deployed: the next online visit gets B, and B's shell replaces A's
     // As the home screen's icon opens it: the manifest's start URL.
     await page.goto(startUrl);
     assert.equal(await pageBuild(), buildB, "offline, the shell is build B's");
-    await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+    await loadModel(page);
     await page.goto(`http://127.0.0.1:${port}/glossary#kv-cache`);
     await page.waitForSelector("#kv-cache");
   } finally {

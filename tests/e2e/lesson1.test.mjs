@@ -378,7 +378,7 @@ test("a run from the prompt draws what the Playground generates with the same se
   await open();
 });
 
-test("the sliders stay in view while the candidates below them respond, at 1200 and 390 px", { timeout: 2 * MINUTE }, async () => {
+test("the sliders stay in view while the candidates below them respond, at 1200 and 390 px, and never scroll sideways", { timeout: 2 * MINUTE }, async () => {
   await open();
   const inView = (testid) =>
     page.$eval(`[data-testid=${testid}]`, (el) => {
@@ -390,7 +390,12 @@ test("the sliders stay in view while the candidates below them respond, at 1200 
       await page.setViewportSize({ width, height });
       await set({ temperature: 0.8 });
       await page.locator("[data-testid=prob-bar]").last().scrollIntoViewIfNeeded();
-      assert.ok(await inView("temperature"), `the temperature slider is on screen beside the last candidate (${width} px)`);
+      for (const slider of ["temperature", "top-k", "top-p", "min-p"]) {
+        assert.ok(await inView(slider), `the ${slider} slider is on screen beside the last candidate (${width} px)`);
+      }
+      const bar = await page.$eval(".l1-controls", (el) => ({ scroll: el.scrollWidth, client: el.clientWidth, height: el.getBoundingClientRect().height }));
+      assert.ok(bar.scroll <= bar.client, `the settings bar does not scroll sideways (${width} px: ${bar.scroll} > ${bar.client})`);
+      assert.ok(bar.height <= height / 3, `the settings bar takes at most a third of the screen (${width} px: ${bar.height} px)`);
       const before = (await bars()).map((b) => b.prob);
       await page.focus("[data-testid=temperature]");
       await page.keyboard.press("End");
@@ -401,6 +406,14 @@ test("the sliders stay in view while the candidates below them respond, at 1200 
       assert.ok(await page.locator("[data-testid=prob-bar]").last().isVisible());
       assert.ok(await inView("temperature"), `still on screen after the redraw (${width} px)`);
     }
+    // On the phone, the other settings are one button away, and fit the screen's width.
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.equal(await page.isVisible("[data-testid=seed]"), false);
+    await page.click("[data-testid=more-settings]");
+    assert.equal(await page.getAttribute("[data-testid=more-settings]", "aria-expanded"), "true");
+    assert.ok(await page.isVisible("[data-testid=seed]"));
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390));
+    await page.click("[data-testid=more-settings]");
   } finally {
     await page.setViewportSize({ width: 1200, height: 900 });
   }

@@ -5,7 +5,7 @@
 // Content-Security-Policy must never have had to block anything.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate, READY, setInput, stagesPanelIdle } from "./session.mjs";
+import { loadModel, MINUTE, openSession, playgroundGenerate, setInput, stagesPanelIdle } from "./session.mjs";
 
 // Typed into every prompt field, to be looked for in every request.
 const MARKER = "Zebrafish-7f3q";
@@ -34,7 +34,7 @@ async function run(panel) {
 
 test("a whole session through the lessons, the playground, the glossary and the reading list", { timeout: 12 * MINUTE }, async () => {
   await page.goto(session.url("/"));
-  await page.waitForSelector(READY, { timeout: 3 * MINUTE });
+  await loadModel(page, 3 * MINUTE);
 
   await menu("1. Generation");
   await page.waitForSelector(id("prob-bar"), { timeout: 2 * MINUTE });

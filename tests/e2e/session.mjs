@@ -13,6 +13,14 @@ import { serve } from "./static-server.mjs";
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const MINUTE = 60_000;
 export const READY = "[data-testid=model-status][data-state=ready]";
+/** The model status once a page has settled: ready where the page runs the model, idle (not
+ * loaded, with an offer to load it) on the home page, the glossary and the reading list. */
+export const SETTLED = `${READY}, [data-testid=model-status][data-state=idle]`;
+/** On a page that does not load the model by itself: load it, and wait until it is ready. */
+export async function loadModel(page, timeout = 2 * MINUTE) {
+  await page.click("[data-testid=load-model]");
+  await page.waitForSelector(READY, { timeout });
+}
 
 /** Runs in every page before its scripts. */
 function spy() {

@@ -66,7 +66,7 @@ export function smoke(engine, { isolate = true, serviceWorkers } = {}) {
   });
 
   test(`${engine}: first visit, the model downloads and becomes ready`, { timeout: 5 * MINUTE }, async () => {
-    await browser.goto(url("/"));
+    await browser.goto(url("/playground"));
     await ready();
     assert.match(await text(id("model-status")), /Model ready.*downloaded/);
   });
@@ -165,7 +165,7 @@ export function smoke(engine, { isolate = true, serviceWorkers } = {}) {
   });
 
   test(`${engine}: the next visit loads the model from the browser's cache`, { timeout: 5 * MINUTE }, async () => {
-    await browser.goto(url("/"));
+    await browser.goto(url("/playground"));
     await ready();
     assert.match(await text(id("model-status")), /from this browser's cache/);
   });

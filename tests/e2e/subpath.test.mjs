@@ -9,7 +9,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, setInput, tabTo } from "./session.mjs";
+import { loadModel, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, setInput, tabTo } from "./session.mjs";
 
 export const SUBPATH_DIST = "dist-subpath";
 export const BASE = "/deep/sub/";
@@ -46,7 +46,7 @@ test("the sub-path build is dist/ with another base: only index.html and the bui
 
 test("first visit under the sub-path: the model loads from there and becomes ready", { timeout: 3 * MINUTE }, async () => {
   await page.goto(url("/"));
-  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await loadModel(page);
   assert.match(await page.textContent("[data-testid=model-status]"), /Model ready.*downloaded/);
   assert.ok(session.requests.some((r) => r.url === `${site}models/SmolLM2-135M-Instruct.Q4_1.gguf`), "the model came from the sub-path");
   assert.ok(page.workers().some((w) => w.url() === `${site}worker-threads.js`), "the engine worker came from the sub-path");

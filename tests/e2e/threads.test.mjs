@@ -110,7 +110,7 @@ test("no headers from the host: the service worker isolates the page after exact
     const { page } = session;
     let loads = 0;
     page.on("load", () => loads++);
-    await page.goto(session.url("/"));
+    await page.goto(session.url("/playground"));
     await page.waitForSelector(READY, { timeout: 2 * MINUTE });
     assert.equal(loads, 2, "the first visit reloads once");
     assert.equal(await page.evaluate(() => crossOriginIsolated), true);

@@ -1,0 +1,128 @@
+// The site as a newcomer meets it (issue 25): nothing is changed behind the learner's back,
+// every long wait shows progress, long lessons can be found one's way around, and the
+// keyboard and the example prompts come back to where they were.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { MINUTE, openSession, READY } from "./session.mjs";
+
+let session, page;
+
+before(async () => {
+  session = await openSession();
+  page = session.page;
+  // Every prefill progress value the page showed, whatever happens between polls.
+  await session.browser.context.addInitScript(() => {
+    window.__prefill = [];
+    new MutationObserver(() => {
+      const bar = document.querySelector("[data-testid=prefill-progress]");
+      const last = window.__prefill.at(-1);
+      if (bar && (!last || last[0] !== Number(bar.dataset.done))) window.__prefill.push([Number(bar.dataset.done), Number(bar.dataset.total)]);
+    }).observe(document, { subtree: true, childList: true, attributes: true });
+  });
+});
+
+after(() => session?.close());
+
+const sel = (testid) => `[data-testid=${testid}]`;
+
+async function open(path) {
+  await page.goto(session.url(path));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+}
+
+test("each lesson has contents that stay on screen and reach every section", { timeout: 2 * MINUTE }, async () => {
+  for (const slug of ["generation", "stages", "reasoning"]) {
+    await open(`/learn/${slug}`);
+    const entries = await page.$$eval(`${sel("lesson-toc")} a`, (links) => links.map((a) => a.textContent.trim()));
+    const headings = await page.$$eval("article.lesson h2[id]", (hs) => hs.map((h) => h.textContent.trim()));
+    assert.deepEqual(entries, headings, `${slug}: the contents list every section, in order`);
+    assert.ok(entries.length >= 6, `${slug}: ${entries.length} sections`);
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    const box = await page.$eval(sel("lesson-toc"), (el) => el.getBoundingClientRect().toJSON());
+    assert.ok(box.top >= 0 && box.bottom <= (await page.evaluate(() => innerHeight)), `${slug}: the contents are on screen at the end of the lesson`);
+    await page.click(`${sel("lesson-toc")} summary`);
+    const third = page.locator(`${sel("lesson-toc")} a`).nth(2);
+    const target = (await third.getAttribute("href")).split("#")[1];
+    await third.click();
+    assert.equal(new URL(page.url()).pathname, `/learn/${slug}`, "the link stays on the lesson");
+    const top = await page.$eval(`#${target}`, (h) => h.getBoundingClientRect().top);
+    assert.ok(top >= 0 && top < 200, `${slug}: the section's heading is at the top (${top})`);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), target, "the keyboard is at the section");
+    assert.equal(await page.$eval(`${sel("lesson-toc")} details`, (d) => d.open), false, "the contents fold again");
+  }
+});
+
+test("an entry out of range is refused with its range, and the value in use stays", { timeout: MINUTE }, async () => {
+  await open("/learn/generation");
+  await page.fill(sel("seed"), "-1");
+  await page.waitForSelector(`${sel("seed-error")}:visible`);
+  assert.match(await page.textContent(sel("seed-error")), /-1 is not a whole number from 0 to 4294967295\. Still 42\./);
+  assert.equal(await page.getAttribute(sel("seed"), "aria-invalid"), "true");
+  await page.locator(sel("seed")).blur();
+  assert.equal(await page.inputValue(sel("seed")), "-1", "the refused entry stays in view with its message");
+  assert.match(page.url(), /seed=42/, "the seed in use is still 42");
+  await page.fill(sel("seed"), "7");
+  assert.equal(await page.isVisible(sel("seed-error")), false);
+  await page.waitForFunction(() => location.search.includes("seed=7"));
+});
+
+test("a prompt of more than 1,000 tokens shows its prefill progress, rising, then goes away", { timeout: 3 * MINUTE }, async () => {
+  await open("/playground");
+  await page.check(sel("mode-raw"));
+  const prompt = Array.from({ length: 120 }, (_, i) => `Line ${i + 1}: the quick brown fox jumps over the lazy dog.`).join("\n");
+  await page.fill(sel("prompt"), prompt);
+  await page.fill(sel("max-tokens"), "2");
+  await page.evaluate(() => (window.__prefill = []));
+  await page.click(sel("generate"));
+  await page.waitForSelector(sel("summary"), { timeout: 2 * MINUTE });
+  const seen = await page.evaluate(() => window.__prefill);
+  assert.ok(seen.length >= 3, `progress was shown ${seen.length} times`);
+  const total = seen[0][1];
+  assert.ok(total > 1000, `the prompt is ${total} tokens`);
+  for (let i = 1; i < seen.length; i++) {
+    assert.ok(seen[i][0] > seen[i - 1][0], `progress rises: ${JSON.stringify(seen)}`);
+    assert.equal(seen[i][1], total);
+  }
+  assert.ok(seen.at(-1)[0] < total, "it shows tokens still to read, not a finished bar");
+  assert.equal(await page.isVisible(sel("prefill-progress")), false, "it goes once the answer starts");
+});
+
+test("Escape in a token's alternatives puts the keyboard back on that token", { timeout: 2 * MINUTE }, async () => {
+  await open("/playground");
+  await page.check(sel("mode-chat"));
+  await page.fill(sel("prompt"), "What is the capital of France?");
+  await page.fill(sel("max-tokens"), "4");
+  await page.click(sel("generate"));
+  await page.waitForSelector(sel("summary"), { timeout: 2 * MINUTE });
+  const token = page.locator(sel("token")).nth(1);
+  await token.focus();
+  await page.keyboard.press("Enter");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "alternative");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.evaluate(() => document.activeElement?.id), await token.getAttribute("id"));
+  assert.equal(await token.getAttribute("aria-expanded"), "false", "its alternatives are closed");
+  assert.equal(await page.locator(sel("alternatives")).count(), 0);
+});
+
+test("an edited example prompt can be put back", { timeout: MINUTE }, async () => {
+  await open("/learn/generation");
+  assert.equal(await page.isVisible(sel("prompt-example")), false);
+  const example = await page.inputValue(sel("prompt"));
+  await page.fill(sel("prompt"), "");
+  await page.click(sel("prompt-example"));
+  assert.equal(await page.inputValue(sel("prompt")), example);
+  await open("/learn/stages");
+  const lab = sel("timeline-prompt");
+  const original = await page.inputValue(lab);
+  await page.fill(lab, "Something else");
+  await page.check(sel("timeline-raw"));
+  await page.click(sel("timeline-example"));
+  assert.equal(await page.inputValue(lab), original);
+  assert.equal(await page.isChecked(sel("timeline-chat")), true, "and its mode");
+  assert.equal(await page.isVisible(sel("timeline-example")), false);
+});
+
+test("no errors reached the console, and no request left the origin", () => {
+  assert.deepEqual(session.consoleErrors, []);
+  assert.deepEqual(session.foreign(), []);
+});
