@@ -54,7 +54,7 @@ test("prefill and decode: the timeline, the two speeds and the per-token chart c
   assert.notEqual((await page.textContent(id("timeline-output"))).trim(), "");
 });
 
-test("the prompt-length sweep charts time to first token, and Stop cancels it mid-prompt", { timeout: 4 * MINUTE }, async () => {
+test("the prompt-length sweep charts time to first token and the decode steps after it, and Stop cancels it mid-prompt", { timeout: 4 * MINUTE }, async () => {
   await page.click(id("sweep-run"));
   await page.waitForFunction(() => document.querySelectorAll("[data-testid=sweep-table] tbody tr").length === 2, null, {
     timeout: 2 * MINUTE,
@@ -70,6 +70,13 @@ test("the prompt-length sweep charts time to first token, and Stop cancels it mi
     "the sweep stopped after the two lengths it had finished",
   );
   assert.ok(sweep[1][1] > sweep[0][1], "a 64-token prompt takes longer to its first token than a 16-token one");
+  // The decode steps after each finished prompt were timed too, on their own chart.
+  const decode = await points("sweep-decode-chart", "decode step");
+  assert.deepEqual(decode.map(([tokens]) => tokens), [16, 64]);
+  for (const [tokens, ms] of decode) {
+    const ttft = sweep.find(([t]) => t === tokens)[1];
+    assert.ok(ms > 0 && ms < ttft, `one decode step after ${tokens} tokens (${ms} ms) is quicker than the prefill of all of them (${ttft} ms)`);
+  }
 });
 
 test("exercise checks fail before the KV panel has measured anything", async () => {
