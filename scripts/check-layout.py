@@ -45,7 +45,7 @@ LAYERS = {
         ["quant"],
         ["parallel", "pool"],
         ["gguf", "memory"],
-        ["error"],
+        ["error", "chi_square"],
     ],
     "cli": [["main"], ["text", "bench", "reason", "probe", "distribution", "faithfulness"], ["model"], ["cli"]],
 }

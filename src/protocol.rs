@@ -69,6 +69,17 @@ pub enum Request {
         draft_len: usize,
         max_tokens: usize,
     },
+    /// Speculative sampling is lossless in distribution: `trials` draft-and-verify cycles from
+    /// the same context, each with its own seed (0, 1, …), and the first token each emitted,
+    /// beside the probabilities plain sampling draws it with. Answered by `StageDrawsProgress`…,
+    /// then `StageSpecDraws` (also after `Cancel`, with the trials done).
+    StageSpecDraws {
+        prompt: StagePrompt,
+        settings: SamplerSettings,
+        draft: Draft,
+        draft_len: usize,
+        trials: usize,
+    },
     /// As `StageMeasure`, with a look inside: every pass copies out layer `layer`'s (0-based)
     /// attention weights for all query heads, and the prefill the logit lens. Answered by
     /// `StagePrompt`, `StageLens`, `StageAttention` (the prompt's computed rows), then per
@@ -236,6 +247,16 @@ pub enum Response {
         cycle: CycleReport,
     },
     /// The end of a measured generation: the whole text and why it stopped.
+    /// Cycles of `StageSpecDraws` done so far.
+    StageDrawsProgress { done: usize, total: usize },
+    /// The first tokens of `trials` speculative cycles, counted per token, beside plain
+    /// sampling's probabilities (cells that cover every token); `first_accepted`: cycles
+    /// whose first drafted token the target accepted.
+    StageSpecDraws {
+        cells: Vec<DrawCell>,
+        trials: usize,
+        first_accepted: usize,
+    },
     StageDone {
         text: String,
         stop: StopReason,
@@ -320,6 +341,7 @@ impl Response {
                 | Response::StagePrompt { .. }
                 | Response::StageCost { .. }
                 | Response::StageCycle { .. }
+                | Response::StageDrawsProgress { .. }
                 | Response::StageAttention { .. }
                 | Response::StageLens { .. }
                 | Response::StagePass { .. }
@@ -441,6 +463,20 @@ pub struct TokenCost {
     /// Bytes of keys and values cached after it.
     pub kv_bytes: usize,
 }
+
+/// One token of `StageSpecDraws`: its probability under plain sampling, and how often a
+/// speculative cycle emitted it first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DrawCell {
+    /// `None`: every other token, each expected less than once, together.
+    pub token: Option<u32>,
+    pub text: String,
+    pub prob: f32,
+    pub count: u64,
+}
+
+/// Most trials a `StageSpecDraws` may ask for: about a minute in a browser.
+pub const MAX_DRAW_TRIALS: usize = 2000;
 
 /// One draft-and-verify cycle, with token texts for the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

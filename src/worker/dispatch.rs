@@ -83,6 +83,13 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             draft_len,
             max_tokens,
         } => lesson_two::speculate(id, &prompt, &settings, draft, draft_len, max_tokens).await,
+        Request::StageSpecDraws {
+            prompt,
+            settings,
+            draft,
+            draft_len,
+            trials,
+        } => lesson_two::spec_draws(id, &prompt, &settings, draft, draft_len, trials).await,
         Request::StageInspect {
             prompt,
             cache,

@@ -4,7 +4,7 @@
 // order on one page: the exercises are checked against the state the panels left.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY, stagesPanelIdle } from "./session.mjs";
+import { MINUTE, openSession, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 // SmolLM2-135M: 2 × 30 layers × 3 KV heads × 64 head dims × 4 bytes per position.
 const KV_BYTES_PER_POSITION = 46_080;
@@ -163,6 +163,23 @@ test("speculative decoding with a shallow early-exit draft is slower, and the pa
   assert.equal(await check("ex-speculation-slower"), "fail");
   await page.selectOption(id("slower-reason"), "rejected");
   assert.equal(await check("ex-speculation-slower"), "pass", "eight of thirty layers guess the target's token rarely");
+});
+
+test("speculative sampling keeps the target's distribution: first tokens of many cycles, by chi-square", { timeout: 4 * MINUTE }, async () => {
+  // The early-exit draft and its settings from the test above; now sampled.
+  await page.click(id("preset-story"));
+  await setInput(page, "spec-temperature", 1.5);
+  await page.fill(id("spec-trials"), "200");
+  await page.click(id("spec-draws-run"));
+  await page.waitForSelector(id("spec-draws-verdict"), { timeout: 3 * MINUTE });
+  const rows = await page.$$eval(`${id("spec-draws-row")}`, (trs) => trs.map((tr) => [Number(tr.dataset.prob), Number(tr.dataset.count)]));
+  assert.ok(rows.length >= 2, "more than one token can come first");
+  assert.ok(rows.every(([p], i) => i === 0 || p <= rows[i - 1][0]), "most likely first");
+  assert.ok(rows.reduce((n, [, c]) => n + c, 0) <= 200);
+  // Seeds 0 to 199: repeatable, and a correct sampler is consistent with the target here.
+  assert.equal(await state("spec-draws-verdict"), "consistent");
+  assert.ok(Number(await page.getAttribute(id("spec-draws-verdict"), "data-p")) >= 0.01);
+  assert.match(await page.textContent(id("spec-draws")), /The first draft was accepted in \d+ of 200 cycles/);
 });
 
 test("exercise: prompt and answer, checked by choices", async () => {

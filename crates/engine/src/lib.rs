@@ -6,6 +6,7 @@ pub mod arch;
 pub mod batch;
 pub mod batch_bench;
 pub mod chat;
+pub mod chi_square;
 pub mod error;
 pub mod gguf;
 pub mod kv_cache;

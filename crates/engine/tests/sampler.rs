@@ -1,7 +1,7 @@
 //! The sampler pipeline's invariants, on synthetic logits.
 
 mod common;
-use common::chi_square;
+use common::fit;
 use engine::sampler::{distribution, Rng, SamplerSettings, Stage};
 
 fn logits(n: usize, seed: u64) -> Vec<f32> {
@@ -178,9 +178,9 @@ fn ten_thousand_draws_match_the_final_distribution() {
         *counts.entry(d.draw(r.next_f64())).or_insert(0usize) += 1;
     }
     assert!(counts.keys().all(|id| d.get(*id).unwrap().eligible()), "only eligible tokens are drawn");
-    let chi2 = chi_square(&d.candidates[..8], &counts, n);
-    // 7 degrees of freedom: the 99.9th percentile is 24.32.
-    assert!(chi2 < 24.32, "chi-square {chi2}");
+    let fit = fit(&d.candidates[..8], &counts, n);
+    assert_eq!(fit.dof, 7);
+    assert!(fit.p_value > 0.001, "{fit:?}");
 }
 
 #[test]

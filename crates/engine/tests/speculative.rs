@@ -86,11 +86,11 @@ fn the_first_speculative_token_follows_the_target_distribution() {
             assert!(!cycle.drafted.is_empty(), "{draft:?} proposed nothing");
             *counts.entry(steps[0].token).or_insert(0usize) += 1;
         }
-        let chi2 = chi_square(&target.candidates[..6], &counts, n as usize);
+        let fit = fit(&target.candidates[..6], &counts, n as usize);
         assert_eq!(counts.values().sum::<usize>(), n as usize);
         assert!(counts.keys().all(|id| target.get(*id).unwrap().eligible()), "{draft:?} drew an ineligible token");
-        // 5 degrees of freedom: the 99.9th percentile is 20.52.
-        assert!(chi2 < 20.52, "{draft:?}: chi-square {chi2}, counts {counts:?}");
+        assert_eq!(fit.dof, 5);
+        assert!(fit.p_value > 0.001, "{draft:?}: {fit:?}, counts {counts:?}");
     }
 }
 

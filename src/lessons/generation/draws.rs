@@ -2,7 +2,7 @@
 //! by the engine's own `Distribution::draw` with the seed's generator, and the fit of the
 //! counts to the probabilities.
 
-use super::stats::{chi_square, total_variation, ChiSquare};
+use engine::chi_square::{chi_square, total_variation, ChiSquare};
 use engine::sampler::{distribution, Rng, SamplerSettings};
 use std::collections::HashMap;
 

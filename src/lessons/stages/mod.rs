@@ -21,6 +21,7 @@ pub mod readout;
 pub mod reuse_panel;
 pub mod run;
 pub mod spec_panel;
+pub mod spec_draws;
 pub mod spec_run;
 pub mod sweep_panel;
 pub mod threads_panel;

@@ -8,6 +8,7 @@ use super::cycles::Cycles;
 use super::lab::Lab;
 use super::number::{ms, percent, ratio, tps};
 use super::readout::Readout;
+use super::spec_draws::SpecDraws;
 use super::spec_run::{compare, Comparison, PANEL};
 use crate::ui::field::count_input;
 use engine::speculative::Draft;
@@ -119,6 +120,7 @@ pub fn SpecPanel(lab: Lab) -> impl IntoView {
             {move || c.with(lossless)}
             <Cycles cycles=Signal::derive(move || c.with(|c| c.spec.cycles.clone()))/>
             <div class="output" data-testid="spec-output">{move || c.with(|c| if c.draft.is_some() { c.spec.text.clone() } else { c.plain.text.clone() })}</div>
+            <SpecDraws lab=lab prompt=prompt draft=Signal::derive(draft) draft_len=draft_len temperature=temperature/>
         </section>
     }
 }

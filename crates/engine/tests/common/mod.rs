@@ -46,21 +46,18 @@ pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
 }
 
-/// Pearson's chi-square of observed draw `counts` (out of `n`) against the final
-/// probabilities of `candidates`.
-pub fn chi_square(
+/// Draw counts against the candidates' final probabilities, by the engine's own Pearson test
+/// (`engine::chi_square`, which the pages use too).
+pub fn fit(
     candidates: &[engine::sampler::Candidate],
     counts: &std::collections::HashMap<u32, usize>,
     n: usize,
-) -> f64 {
-    candidates
+) -> engine::chi_square::ChiSquare {
+    let cells: Vec<(u64, f64)> = candidates
         .iter()
-        .map(|c| {
-            let e = c.final_prob as f64 * n as f64;
-            let o = *counts.get(&c.id).unwrap_or(&0) as f64;
-            (o - e).powi(2) / e
-        })
-        .sum()
+        .map(|c| (*counts.get(&c.id).unwrap_or(&0) as u64, c.final_prob as f64))
+        .collect();
+    engine::chi_square::chi_square(&cells, n as u64).expect("two or more outcomes to test")
 }
 
 /// The tiny model's file with metadata `key` set to `value` (or removed, for `None`).

@@ -1,0 +1,142 @@
+//! Speculative sampling keeps the target's distribution, shown rather than stated: the first
+//! token of many draft-and-verify cycles from the same prompt, each with its own seed, counted
+//! against the probabilities plain sampling draws it with, by Pearson's chi-square
+//! (`engine::chi_square`, as Lesson 1's "Sample 1000×"). The seeds are 0, 1, …, so a result
+//! is repeatable: a correct sampler fails this test for about one prompt in a hundred.
+
+use super::actions::Actions;
+use super::lab::Lab;
+use super::number::percent;
+use crate::protocol::{DrawCell, Request, Response, StagePrompt, MAX_DRAW_TRIALS};
+use crate::ui::field::count_input;
+use crate::ui::format::prob;
+use crate::ui::token_text::visible;
+use engine::chi_square::{chi_square, ChiSquare};
+use engine::speculative::Draft;
+use engine::SamplerSettings;
+use leptos::prelude::*;
+
+const PANEL: &str = "spec-draws";
+/// Below this p-value the counts are called unlikely under the target's distribution.
+const ALPHA: f64 = 0.01;
+/// Rows of the table; the test covers every token.
+const ROWS: usize = 8;
+
+#[derive(Debug, Clone, PartialEq)]
+struct Draws {
+    cells: Vec<DrawCell>,
+    trials: usize,
+    first_accepted: usize,
+}
+
+impl Draws {
+    fn fit(&self) -> Option<ChiSquare> {
+        let cells: Vec<(u64, f64)> = self.cells.iter().map(|c| (c.count, c.prob as f64)).collect();
+        chi_square(&cells, self.trials as u64)
+    }
+}
+
+#[component]
+pub fn SpecDraws(
+    lab: Lab,
+    #[prop(into)] prompt: Signal<String>,
+    #[prop(into)] draft: Signal<Option<Draft>>,
+    #[prop(into)] draft_len: Signal<usize>,
+    #[prop(into)] temperature: Signal<f32>,
+) -> impl IntoView {
+    let trials = RwSignal::new(400usize);
+    let draws = RwSignal::new(None::<Draws>);
+    let progress = RwSignal::new(None::<(usize, usize)>);
+    let error = RwSignal::new(None::<String>);
+    let start = move || {
+        let Some(draft) = draft.get_untracked() else { return };
+        let request = Request::StageSpecDraws {
+            prompt: StagePrompt::Chat(vec![engine::Message::user(&prompt.get_untracked())]),
+            settings: SamplerSettings::plain(temperature.get_untracked(), 0),
+            draft,
+            draft_len: draft_len.get_untracked(),
+            trials: trials.get_untracked(),
+        };
+        (draws.set(None), error.set(None), progress.set(Some((0, trials.get_untracked()))));
+        lab.engine.send(PANEL, request, move |response| match response {
+            Response::StageDrawsProgress { done, total } => {
+                progress.try_set(Some((done, total)));
+            }
+            Response::StageSpecDraws { cells, trials, first_accepted } => {
+                progress.try_set(None);
+                draws.try_set((trials > 0).then_some(Draws { cells, trials, first_accepted }));
+            }
+            Response::Error { message } => {
+                progress.try_set(None);
+                error.try_set(Some(message));
+            }
+            _ => {}
+        });
+    };
+    let ready = Signal::derive(move || draft.get().is_some() && temperature.get() > 0.0);
+    view! {
+        <div class="spec-draws" data-testid="spec-draws">
+            <h4>"Lossless under sampling: the distribution, tested"</h4>
+            <p>
+                "Under sampling, speculation and plain decoding draw different tokens; the accept/reject rule promises only that each token follows the target's distribution. Run many cycles from the same prompt, each with its own seed, and count the first token each one emitted against plain sampling's probabilities, with the draft, its length and the temperature above."
+            </p>
+            <div class="controls">
+                <div class="control">{count_input("spec-trials", "Cycles", trials, 100, MAX_DRAW_TRIALS)}</div>
+            </div>
+            <Show when=move || !ready.get()>
+                <p class="hint">"Choose a draft and a temperature above 0 first."</p>
+            </Show>
+            <Actions lab=lab panel=PANEL label="Run the cycles" on_run=start enabled=ready/>
+            {move || progress.get().map(|(done, total)| view! {
+                <label class="progress-label" for="spec-draws-progress">{format!("{done} of {total} cycles")}</label>
+                <progress id="spec-draws-progress" data-testid="spec-draws-progress" max=total as f64 value=done as f64></progress>
+            })}
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || draws.get().map(result)}
+        </div>
+    }
+}
+
+fn result(d: Draws) -> impl IntoView {
+    let fit = d.fit();
+    let n = d.trials as f64;
+    let verdict = match fit {
+        None => ("untestable", "Plain sampling can draw only one token here: there is nothing to compare. Raise the temperature.".to_string()),
+        Some(f) if f.p_value >= ALPHA => ("consistent", format!(
+            "χ² = {:.2} over {} categories ({} degrees of freedom), p = {:.3}: these {} first tokens are consistent with the target's own distribution.",
+            f.statistic, f.categories, f.dof, f.p_value, d.trials
+        )),
+        Some(f) => ("inconsistent", format!(
+            "χ² = {:.2} over {} categories ({} degrees of freedom), p = {:.2e}: counts this far from the target's probabilities would be unlikely (p < {ALPHA}) if speculation kept the distribution. A correct sampler shows this for about one prompt and seed range in a hundred; try more cycles.",
+            f.statistic, f.categories, f.dof, f.p_value
+        )),
+    };
+    let accepted = format!(
+        "The first draft was accepted in {} of {} cycles ({}); the others drew from the corrected distribution, max(0, p − q) renormalised. Together they land on p.",
+        d.first_accepted,
+        d.trials,
+        percent(d.first_accepted as f64 / n)
+    );
+    view! {
+        <table class="numbers" data-testid="spec-draws-table">
+            <caption>{format!("The {} most likely first tokens under plain sampling, and how often speculation emitted each", ROWS.min(d.cells.len()))}</caption>
+            <thead><tr><th scope="col">"Token"</th><th scope="col">"Plain sampling's probability"</th><th scope="col">"Expected"</th><th scope="col">"Emitted first"</th></tr></thead>
+            <tbody>
+                {d.cells.iter().take(ROWS).map(|c| view! {
+                    <tr data-testid="spec-draws-row" data-prob=c.prob data-count=c.count>
+                        <td>{match c.token {
+                            Some(_) => view! { <code>{visible(&c.text)}</code> }.into_any(),
+                            None => "every other token".into_any(),
+                        }}</td>
+                        <td>{prob(c.prob as f64)}</td>
+                        <td>{format!("{:.1}", c.prob as f64 * n)}</td>
+                        <td>{c.count}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+        <p class=format!("check {}", verdict.0) data-testid="spec-draws-verdict" data-state=verdict.0
+            data-p=fit.map(|f| f.p_value.to_string()) role="status">{verdict.1}</p>
+        <p>{accepted}</p>
+    }
+}
