@@ -1,23 +1,25 @@
-//! A long lesson's contents: its sections, read from the page once it is drawn (the prose's
-//! headings get ids from `markdown::render`, the labs' own headings carry theirs), in a bar
-//! that stays at the top of the window while the lesson scrolls, folded until opened.
+//! A long lesson's contents: its sections and, under each, its labs, read from the page once
+//! it is drawn (the prose's headings get ids from `markdown::render`, the labs' own headings
+//! carry theirs), in a bar that stays at the top of the window while the lesson scrolls,
+//! folded until opened.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 #[component]
 pub fn LessonToc() -> impl IntoView {
-    let sections = RwSignal::new(Vec::<(String, String)>::new());
+    // (is a lab, id, text), in page order.
+    let sections = RwSignal::new(Vec::<(bool, String, String)>::new());
     let open = RwSignal::new(false);
     let nav = NodeRef::<leptos::html::Nav>::new();
     // After the lesson around it is in the document.
     Effect::new(move |_| {
         let Some(nav) = nav.get() else { return };
         let Some(article) = nav.closest("article").ok().flatten() else { return };
-        let Ok(headings) = article.query_selector_all("h2[id]") else { return };
+        let Ok(headings) = article.query_selector_all("h2[id], .lab-panel > h3[id]") else { return };
         let found = (0..headings.length())
             .filter_map(|i| headings.item(i)?.dyn_into::<web_sys::Element>().ok())
-            .filter_map(|h| Some((h.id(), h.text_content()?.trim().to_string())))
+            .filter_map(|h| Some((h.tag_name() == "H3", h.id(), h.text_content()?.trim().to_string())))
             .collect();
         sections.set(found);
     });
@@ -40,9 +42,9 @@ pub fn LessonToc() -> impl IntoView {
             }>
                 <summary>"In this lesson"</summary>
                 <ol>
-                    {move || sections.get().into_iter().map(|(id, text)| {
+                    {move || sections.get().into_iter().map(|(lab, id, text)| {
                         let href = format!("{}#{id}", window().location().pathname().unwrap_or_default());
-                        view! { <li><a href=href on:click=move |ev| go(ev, id.clone())>{text}</a></li> }
+                        view! { <li class:lab=lab><a href=href on:click=move |ev| go(ev, id.clone())>{text}</a></li> }
                     }).collect_view()}
                 </ol>
             </details>

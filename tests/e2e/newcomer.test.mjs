@@ -34,8 +34,8 @@ test("each lesson has contents that stay on screen and reach every section", { t
   for (const slug of ["generation", "stages", "reasoning"]) {
     await open(`/learn/${slug}`);
     const entries = await page.$$eval(`${sel("lesson-toc")} a`, (links) => links.map((a) => a.textContent.trim()));
-    const headings = await page.$$eval("article.lesson h2[id]", (hs) => hs.map((h) => h.textContent.trim()));
-    assert.deepEqual(entries, headings, `${slug}: the contents list every section, in order`);
+    const headings = await page.$$eval("article.lesson h2[id], article.lesson .lab-panel > h3[id]", (hs) => hs.map((h) => h.textContent.trim()));
+    assert.deepEqual(entries, headings, `${slug}: the contents list every section and lab, in order`);
     assert.ok(entries.length >= 6, `${slug}: ${entries.length} sections`);
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     const box = await page.$eval(sel("lesson-toc"), (el) => el.getBoundingClientRect().toJSON());
