@@ -1,15 +1,25 @@
-//! What the command groups share: reading the model file, a session on the wall clock, and
+//! What the command groups share: reading the model file (whole, or open for `info`), a session on the wall clock, and
 //! a prompt's tokens as `--system`, `--raw` and `--no-system-prompt` ask.
 
 use crate::cli::Prompt;
 use engine::{conversation_tokens, prompt_tokens, Model, Session, SystemPrompt};
+use std::fs::File;
+use std::io::BufReader;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
 pub fn model_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path)
-        .map_err(|e| format!("cannot read the model file {}: {e} (scripts/fetch-model.sh fetches it)", path.display()))
+    std::fs::read(path).map_err(|e| unreadable(path, e))
+}
+
+/// The model file, open for reading in parts (`info` reads only its header).
+pub fn model_file(path: &Path) -> Result<BufReader<File>, String> {
+    File::open(path).map(BufReader::new).map_err(|e| unreadable(path, e))
+}
+
+fn unreadable(path: &Path, e: std::io::Error) -> String {
+    format!("cannot read the model file {}: {e} (scripts/fetch-model.sh fetches it)", path.display())
 }
 
 pub fn load_model(path: &Path) -> Result<Arc<Model>, String> {
