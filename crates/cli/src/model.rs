@@ -34,6 +34,7 @@ pub fn session(model: Arc<Model>) -> Session {
 /// The prompt's tokens: through the chat template (with `--system`'s text as its system
 /// turn), or as-is with `--raw`.
 pub fn prompt_ids(model: &Model, p: &Prompt) -> Result<Vec<u32>, String> {
+    needs_raw(model, p.raw)?;
     match &p.system {
         Some(system) => conversation_tokens(&model.tokenizer, system, &[], &p.prompt),
         None => prompt_tokens(&model.tokenizer, &p.prompt, p.raw, system_prompt(p)),
@@ -46,5 +47,14 @@ pub fn system_prompt(p: &Prompt) -> SystemPrompt {
         SystemPrompt::Off
     } else {
         SystemPrompt::Default
+    }
+}
+
+/// A base model (no `tokenizer.chat_template`, such as Gemma 3 270M) continues text; it
+/// was never taught a chat format, so a chat prompt is refused rather than made up.
+pub fn needs_raw(model: &Model, raw: bool) -> Result<(), String> {
+    match raw || model.has_chat_template() {
+        true => Ok(()),
+        false => Err("this model has no chat template (a base model, which continues text): add --raw".into()),
     }
 }

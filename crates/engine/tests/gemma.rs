@@ -30,12 +30,8 @@ fn model() -> Arc<Model> {
 }
 
 /// Base-model prompts (Gemma 3 270M has no chat template), each after `<bos>`.
-const PROMPTS: [&str; 4] = [
-    "The capital of France is",
-    "def fibonacci(n):\n    ",
-    "Once upon a time, there was a",
-    "2 + 2 =",
-];
+const PROMPTS: [&str; 4] =
+    ["The capital of France is", "def fibonacci(n):\n    ", "Once upon a time, there was a", "2 + 2 ="];
 
 fn ids(m: &Model, text: &str) -> Vec<u32> {
     prompt_tokens(&m.tokenizer, text, true, SystemPrompt::Off).unwrap()
@@ -92,7 +88,8 @@ fn logits_equal_the_plain_f32_reference() {
                 assert_eq!(argmax(ours), argmax(want), "{p:?} position {i} ({pass})");
             }
         }
-        let spread = want[0].iter().cloned().fold(f32::MIN, f32::max) - want[0].iter().cloned().fold(f32::MAX, f32::min);
+        let spread =
+            want[0].iter().cloned().fold(f32::MIN, f32::max) - want[0].iter().cloned().fold(f32::MAX, f32::min);
         assert!(spread > 10.0, "{p:?}: the logits must differ for the comparison to mean anything");
     }
     eprintln!("Gemma 3 270M vs f32 reference: worst per-position mean |Δlogit| {worst_mean:.2e}, max {worst_max:.2e}");
@@ -121,7 +118,8 @@ fn its_tokenizer_round_trips_text() {
 }
 
 /// A raw prompt to a file that asks for it (`tokenizer.ggml.add_bos_token`) starts with
-/// `<bos>`, once, as llama.cpp does: Gemma's continuation without it is not Gemma's.
+/// `<bos>`, once, as llama.cpp does: Gemma was trained with it (without it, its first pick
+/// after "The capital of France is" is " France" instead of " the").
 #[test]
 fn a_raw_prompt_starts_with_bos() {
     let m = model();

@@ -43,9 +43,8 @@ pub struct Info {
 /// Describes the GGUF file in `r` from its header and tensor directory.
 pub fn info<R: Read + Seek>(r: &mut R) -> Result<Info> {
     let content = read_gguf(r)?;
-    let file_bytes = r
-        .seek(SeekFrom::End(0))
-        .map_err(|e| EngineError::InvalidModel(format!("could not read the file: {e}")))?;
+    let file_bytes =
+        r.seek(SeekFrom::End(0)).map_err(|e| EngineError::InvalidModel(format!("could not read the file: {e}")))?;
     let config = Config::from_gguf(&content)?;
     let mut parameters = 0u64;
     let mut tensor_types = BTreeMap::new();
