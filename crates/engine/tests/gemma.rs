@@ -95,6 +95,30 @@ fn logits_equal_the_plain_f32_reference() {
     eprintln!("Gemma 3 270M vs f32 reference: worst per-position mean |Δlogit| {worst_mean:.2e}, max {worst_max:.2e}");
 }
 
+/// Past the local layers' 512-position window: a 600-token prompt's last logits, from one
+/// prefill and from decoding its last token through the cache, against the reference, whose
+/// local layers keep a rotating cache of the last 512 positions.
+#[test]
+fn logits_past_the_sliding_window_equal_the_reference() {
+    let m = model();
+    let window = m.config.sliding_window.unwrap().size;
+    let text = "The river runs past the old mill, where the miller counts his sacks of grain. ".repeat(40);
+    let tokens: Vec<u32> = ids(&m, &text).into_iter().take(window + 88).collect();
+    assert_eq!(tokens.len(), window + 88);
+    let want = Gemma3Reference::from_gguf_bytes(bytes()).last_logits(&tokens);
+    let prefill = m.forward(&tokens, 0, &mut KvCache::new(&m.config), m.config.layers, Logits::Last).unwrap();
+    let (head, last) = tokens.split_at(tokens.len() - 1);
+    let mut cache = KvCache::new(&m.config);
+    m.forward(head, 0, &mut cache, m.config.layers, Logits::Last).unwrap();
+    let decoded = m.forward(last, head.len(), &mut cache, m.config.layers, Logits::Last).unwrap();
+    for (pass, ours) in [("prefill", &prefill), ("decode", &decoded)] {
+        let mean = ours.iter().zip(&want).map(|(a, b)| f64::from((a - b).abs())).sum::<f64>() / want.len() as f64;
+        eprintln!("{} tokens, {pass}: mean |Δlogit| {mean:.2e}", tokens.len());
+        assert!(mean <= 1e-3, "{pass}: mean |Δlogit| {mean}");
+        assert_eq!(argmax(ours), argmax(&want), "{pass}");
+    }
+}
+
 #[test]
 fn its_tokenizer_round_trips_text() {
     let m = model();

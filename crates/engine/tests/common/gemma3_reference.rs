@@ -3,7 +3,9 @@
 //! names, its hyper-parameters read from the file's metadata here (not through the engine's
 //! `Config`). candle 0.11.1's `quantized_gemma3.rs` cannot serve: it gates the MLP with SiLU
 //! where Gemma uses GELU (tanh form), and `QMatMul` would quantise the activations.
-//! Included by the tests that use it (`#[path]`), not by every test through `common`.
+//! Included by the tests that use it (`#[path]`), not by every test through `common`;
+//! each uses part of it.
+#![allow(dead_code)]
 
 use candle_core::quantized::gguf_file::{Content, Value};
 use candle_core::{DType, Device, Tensor};
@@ -91,12 +93,17 @@ impl Gemma3Reference {
     /// The logits after each of `tokens`, from an empty cache, one row per position.
     pub fn logits(&mut self, tokens: &[u32]) -> Vec<Vec<f32>> {
         self.model.clear_kv_cache();
-        let dev = Device::Cpu;
-        (0..tokens.len())
-            .map(|i| {
-                let input = Tensor::new(&tokens[i..=i], &dev).unwrap().unsqueeze(0).unwrap();
-                self.model.forward(&input, i).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap()
-            })
-            .collect()
+        (0..tokens.len()).map(|i| self.step(tokens[i], i)).collect()
+    }
+
+    /// The logits after the last of `tokens` only (a long prompt's rows would not fit).
+    pub fn last_logits(&mut self, tokens: &[u32]) -> Vec<f32> {
+        self.model.clear_kv_cache();
+        (0..tokens.len()).map(|i| self.step(tokens[i], i)).last().unwrap()
+    }
+
+    fn step(&mut self, token: u32, position: usize) -> Vec<f32> {
+        let input = Tensor::new(&[token], &Device::Cpu).unwrap().unsqueeze(0).unwrap();
+        self.model.forward(&input, position).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap()
     }
 }
