@@ -540,3 +540,15 @@ fn gemma_continues_a_raw_prompt_and_refuses_a_chat_one() {
     assert!(!v["text"].as_str().unwrap().trim().is_empty());
     fails_with(&["generate", "--model", gemma(), "--prompt", "Hi"], "no chat template (a base model");
 }
+
+/// `bench` on a base model times the same text without a chat template: after <bos> only.
+#[test]
+fn bench_runs_a_base_model_on_the_prompt_as_text() {
+    let v = json(&["bench", "--model", gemma(), "--rounds", "1"]);
+    assert_eq!(v["generated_tokens"], 128);
+    let prompt = v["prompt_tokens"].as_u64().unwrap();
+    assert!((150..=200).contains(&prompt), "{prompt} tokens for the ~190-token bench text");
+    for k in ["prefill_tokens_per_s", "decode_tokens_per_s"] {
+        assert!(v[k].as_f64().unwrap() > 0.0, "{k}");
+    }
+}
