@@ -1,5 +1,6 @@
-//! What the command groups share: reading the model file (whole, or open for `info`), a session on the wall clock, and
-//! a prompt's tokens as `--system`, `--raw` and `--no-system-prompt` ask.
+//! What the command groups share: reading the model file (whole, or open for `info`), a
+//! session on the wall clock, and a prompt's tokens as `--system`, `--raw` and
+//! `--no-system-prompt` ask (a base model's only with `--raw`).
 
 use crate::cli::Prompt;
 use engine::{conversation_tokens, prompt_tokens, Model, Session, SystemPrompt};
