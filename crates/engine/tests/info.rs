@@ -116,6 +116,26 @@ fn a_truncated_file_is_refused_with_a_clear_error() {
     }
 }
 
+/// A tensor whose dimensions the header makes absurd (each 2^62: their product overflows any
+/// integer) is refused as not lying inside the file, by `info` and by loading alike.
+#[test]
+fn dimensions_that_multiply_past_any_integer_are_refused() {
+    let mut bytes = TinyModel::default().to_gguf();
+    let name = b"blk.0.attn_q.weight";
+    // In the tensor directory: the name, then its dimension count (u32), then the dimensions (u64 each).
+    let at = bytes.windows(name.len()).rposition(|w| w == name).unwrap() + name.len();
+    let dims = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    assert_eq!(dims, 2);
+    for d in 0..dims {
+        let o = at + 4 + 8 * d;
+        bytes[o..o + 8].copy_from_slice(&(1u64 << 62).to_le_bytes());
+    }
+    let e = info_of(&bytes).unwrap_err().to_string();
+    assert!(e.contains("tensor blk.0.attn_q.weight lies past the end of the file"), "{e}");
+    let e = common::load_error(&bytes);
+    assert!(e.contains("blk.0.attn_q.weight"), "{e}");
+}
+
 #[test]
 fn refusals_match_loadings() {
     let mamba = TinyModel { architecture: "mamba".into(), ..TinyModel::default() }.to_gguf();
