@@ -97,7 +97,9 @@ fn logits_equal_the_plain_f32_reference() {
 
 /// Past the local layers' 512-position window: a 600-token prompt's last logits, from one
 /// prefill and from decoding its last token through the cache, against the reference, whose
-/// local layers keep a rotating cache of the last 512 positions.
+/// local layers keep a rotating cache of the last 512 positions. (With the engine's local
+/// layers made to see every position, the prefill's mean |Δlogit| here was 3.1: measured once,
+/// 2026-12-02, so this test does see the window.)
 #[test]
 fn logits_past_the_sliding_window_equal_the_reference() {
     let m = model();
