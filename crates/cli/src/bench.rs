@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Instant;
 
-/// A fixed prompt of about 190 tokens, through the chat template.
+/// A fixed prompt of about 190 tokens (SmolLM2's, through its chat template).
 const BENCH_PROMPT: &str = "Read the following notes about how a language model produces text, then summarise \
 them in your own words for a student who has never seen a neural network. A language model reads a prompt \
 as a sequence of tokens, which are pieces of words. In the first stage, called prefill, it processes every \
@@ -19,9 +19,11 @@ None of these settings checks whether an answer is true. Explain why the first s
 the second, and what the cache saves.";
 const BENCH_TOKENS: usize = 128;
 
-/// The bench prompt's tokens, through the chat template with the default system prompt.
+/// The bench prompt's tokens, through the chat template with the default system prompt; for a
+/// base model (no chat template, Gemma 3 270M), the text as it is, after its BOS.
 fn bench_ids(model: &Model) -> Result<Vec<u32>, String> {
-    prompt_tokens(&model.tokenizer, BENCH_PROMPT, false, SystemPrompt::Default).map_err(|e| e.to_string())
+    let raw = !model.has_chat_template();
+    prompt_tokens(&model.tokenizer, BENCH_PROMPT, raw, SystemPrompt::Default).map_err(|e| e.to_string())
 }
 
 pub fn bench(path: &Path, rounds: usize) -> Result<Value, String> {

@@ -22,6 +22,9 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
+    /// What the model file holds, from its header alone (no weights are read): architecture,
+    /// parameters, layers, heads, vocabulary, context, tensor types, chat template.
+    Info,
     /// The token ids of a text (no beginning-of-text token).
     Tokenize {
         #[arg(long)]

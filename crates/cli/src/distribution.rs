@@ -3,7 +3,7 @@
 //! the stages in any order (`--order`). The kept candidates, renormalised, most likely first.
 
 use crate::cli::Distribution as Args;
-use crate::model::{load_model, session};
+use crate::model::{load_model, needs_raw, session};
 use engine::sampler::{parse_order, Rng};
 use engine::SamplerSettings;
 use engine::systems::{preset, Overrides};
@@ -35,6 +35,7 @@ pub fn run(path: &Path, a: &Args) -> Result<Value, String> {
     let model = load_model(path)?;
     // Through the chat template with the model's default system prompt, as the lesson sends
     // it, or as-is with --raw.
+    needs_raw(&model, a.raw)?;
     let ids = prompt_tokens(&model.tokenizer, &a.prompt, a.raw, SystemPrompt::Default).map_err(|e| e.to_string())?;
     let mut s = session(model.clone());
     s.start(&ids, 0).map_err(|e| e.to_string())?;

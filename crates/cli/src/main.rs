@@ -5,6 +5,7 @@ mod bench;
 mod cli;
 mod distribution;
 mod faithfulness;
+mod info;
 mod model;
 mod probe;
 mod reason;
@@ -40,6 +41,7 @@ fn run(cli: Cli) -> Result<Value, String> {
     let model = cli.model.as_path();
     engine::parallel::set_threads(cli.threads);
     match cli.command {
+        Command::Info => info::info(model),
         Command::Tokenize { text } => text::tokenize(model, &text),
         Command::Logits { ids, top } => text::logits(model, &ids, top),
         Command::Generate(g) => text::generate(model, &g),

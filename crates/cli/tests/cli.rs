@@ -464,3 +464,91 @@ fn faithfulness_gives_every_variant_with_a_prompt_that_reproduces_it() {
     fails_with(&["faithfulness", "--model", model(), "--task", "nope"], "no task has id 'nope'");
     fails_with(&["faithfulness", "--model", model(), "--task", "word-01", "--budget", "0"], "from 1 to 1024");
 }
+
+/// The second built-in model, found as `model()` is.
+fn gemma() -> &'static str {
+    static PATH: LazyLock<String> =
+        LazyLock::new(|| model().replace("SmolLM2-135M-Instruct.Q4_1", "gemma-3-270m.Q4_K_M"));
+    &PATH
+}
+
+#[test]
+fn info_describes_each_built_in_model_from_its_header() {
+    let s = json(&["info", "--model", model()]);
+    assert_eq!(s["architecture"], "llama");
+    assert_eq!(
+        (&s["layers"], &s["heads"], &s["kv_heads"], &s["head_dim"]),
+        (&30.into(), &9.into(), &3.into(), &64.into())
+    );
+    assert_eq!((&s["vocab"], &s["context"], &s["chat_template"]), (&49152.into(), &8192.into(), &true.into()));
+    assert_eq!(s["tensor_types"], serde_json::json!({"F32": 61, "Q4_1": 210, "Q8_0": 1}));
+    assert_eq!(s["parameters"], 134_515_008);
+    let g = json(&["info", "--model", gemma()]);
+    assert_eq!(
+        (&g["architecture"], &g["name"], &g["chat_template"]),
+        (&"gemma3".into(), &"Gemma 3 270m".into(), &false.into())
+    );
+    assert_eq!(
+        (&g["layers"], &g["heads"], &g["kv_heads"], &g["head_dim"]),
+        (&18.into(), &4.into(), &1.into(), &256.into())
+    );
+    assert_eq!(
+        (&g["vocab"], &g["context"], &g["file_bytes"]),
+        (&262_144.into(), &32_768.into(), &253_113_024u64.into())
+    );
+    assert_eq!(g["tensor_types"], serde_json::json!({"F32": 109, "Q4_K": 27, "Q5_0": 81, "Q6_K": 9, "Q8_0": 10}));
+    assert_eq!(g["sliding_window"]["size"], 512);
+}
+
+#[test]
+fn info_refuses_a_truncated_file_in_one_line() {
+    let bytes = std::fs::read(gemma()).unwrap();
+    let dir = std::env::temp_dir().join(format!("playground-info-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (cut, message) in [(1_000_000, "malformed or truncated"), (100_000_000, "lies past the end of the file")] {
+        let path = dir.join(format!("cut-{cut}.gguf"));
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        fails_with(&["info", "--model", path.to_str().unwrap()], message);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    fails_with(&["info", "--model", "/nonexistent.gguf"], "cannot read the model file");
+}
+
+/// Gemma 3 270M is a base model: a raw prompt is continued, after <bos>, with the token the
+/// `logits` command ranks first; a chat prompt is refused, saying why.
+#[test]
+fn gemma_continues_a_raw_prompt_and_refuses_a_chat_one() {
+    let v = json(&[
+        "generate",
+        "--model",
+        gemma(),
+        "--raw",
+        "--prompt",
+        "The capital of France is",
+        "--temperature",
+        "0",
+        "--max-tokens",
+        "6",
+    ]);
+    let prompt = json(&["tokenize", "--model", gemma(), "--text", "The capital of France is"]);
+    assert_eq!(v["prompt_tokens"].as_u64().unwrap() as usize, prompt.as_array().unwrap().len() + 1, "<bos> first");
+    assert_eq!(v["tokens"], 6);
+    let ids: Vec<String> =
+        std::iter::once("2".into()).chain(prompt.as_array().unwrap().iter().map(|i| i.to_string())).collect();
+    let top = json(&["logits", "--model", gemma(), "--ids", &ids.join(","), "--top", "1"]);
+    assert_eq!(v["token_ids"][0], top[0]["id"]);
+    assert!(!v["text"].as_str().unwrap().trim().is_empty());
+    fails_with(&["generate", "--model", gemma(), "--prompt", "Hi"], "no chat template (a base model");
+}
+
+/// `bench` on a base model times the same text without a chat template: after <bos> only.
+#[test]
+fn bench_runs_a_base_model_on_the_prompt_as_text() {
+    let v = json(&["bench", "--model", gemma(), "--rounds", "1"]);
+    assert_eq!(v["generated_tokens"], 128);
+    let prompt = v["prompt_tokens"].as_u64().unwrap();
+    assert!((150..=200).contains(&prompt), "{prompt} tokens for the ~190-token bench text");
+    for k in ["prefill_tokens_per_s", "decode_tokens_per_s"] {
+        assert!(v[k].as_f64().unwrap() > 0.0, "{k}");
+    }
+}

@@ -111,13 +111,19 @@ pub fn conversation_tokens(tok: &Tokenizer, system: &str, earlier: &[Exchange], 
 }
 
 /// A prompt as the model sees it: a user message through the chat template, or with `raw`
-/// the text as it is, where written-out control tokens (`<|im_start|>`) count as such.
+/// the text as it is, where written-out control tokens (`<|im_start|>`) count as such,
+/// after the BOS token when the file asks for one (`Tokenizer::add_bos`, Gemma) and the
+/// text does not already start with it.
 pub fn prompt_tokens(tok: &Tokenizer, prompt: &str, raw: bool, system: SystemPrompt) -> Result<Vec<u32>> {
     if prompt.trim().is_empty() {
         return Err(EngineError::InvalidPrompt("the prompt is empty".into()));
     }
     if raw {
-        tok.encode(prompt, true)
+        let mut ids = tok.encode(prompt, true)?;
+        if let Some(bos) = tok.bos.filter(|&b| tok.add_bos && ids.first() != Some(&b)) {
+            ids.insert(0, bos);
+        }
+        Ok(ids)
     } else {
         chat_tokens(tok, &[Message::user(prompt)], system)
     }

@@ -5,15 +5,17 @@
 //! runs a pass (cache, probe hooks, early exit, batch, speculative, threads) on each.
 
 mod common;
+#[path = "common/gemma3_reference.rs"]
+mod gemma3_reference;
+use gemma3_reference::Gemma3Reference;
 use candle_core::quantized::gguf_file;
-use candle_core::{DType, Device, Tensor};
+use candle_core::{Device, Tensor};
 use engine::arch::{Logits, Model};
 use engine::kv_cache::KvCache;
 use engine::probe::{AttentionCapture, Probe};
 use engine::sampler::SamplerSettings;
 use engine::speculative::Draft;
 use engine::testing::TinyModel;
-use std::collections::HashMap;
 use std::io::Cursor;
 use std::sync::Arc;
 
@@ -57,78 +59,6 @@ fn qwen3_reference(bytes: &[u8], tokens: &[u32]) -> Vec<f32> {
     last_row(m.forward(&input(tokens), 0).unwrap())
 }
 
-/// candle's transformers-style Gemma 3 (`models/gemma3.rs`), fed the GGUF's tensors under
-/// Hugging Face's names. candle 0.11.1's `quantized_gemma3.rs` cannot serve: it gates the
-/// MLP with SiLU where Gemma uses GELU (tanh form).
-fn gemma3_reference(spec: &TinyModel, bytes: &[u8], tokens: &[u32]) -> Vec<f32> {
-    use candle_transformers::models::gemma3::{Config, Model as Gemma3};
-    let dev = Device::Cpu;
-    let mut r = Cursor::new(bytes);
-    let content = gguf_file::Content::read(&mut r).unwrap();
-    let mut load = |name: &str| content.tensor(&mut r, name, &dev).unwrap().dequantize(&dev).unwrap();
-    // Hugging Face's norms multiply by (1 + w); llama.cpp's converter stored 1 + w.
-    let norm = |t: Tensor| (t - 1.0).unwrap();
-    let mut w: HashMap<String, Tensor> = HashMap::new();
-    w.insert("model.norm.weight".into(), norm(load("output_norm.weight")));
-    for i in 0..spec.layers {
-        let (hf, gg) = (format!("model.layers.{i}"), format!("blk.{i}"));
-        for (ours, theirs) in [
-            ("attn_norm", "input_layernorm"),
-            ("attn_q_norm", "self_attn.q_norm"),
-            ("attn_k_norm", "self_attn.k_norm"),
-            ("post_attention_norm", "post_attention_layernorm"),
-            ("ffn_norm", "pre_feedforward_layernorm"),
-            ("post_ffw_norm", "post_feedforward_layernorm"),
-        ] {
-            w.insert(format!("{hf}.{theirs}.weight"), norm(load(&format!("{gg}.{ours}.weight"))));
-        }
-        for (ours, theirs) in [
-            ("attn_q", "self_attn.q_proj"),
-            ("attn_k", "self_attn.k_proj"),
-            ("attn_v", "self_attn.v_proj"),
-            ("attn_output", "self_attn.o_proj"),
-            ("ffn_gate", "mlp.gate_proj"),
-            ("ffn_up", "mlp.up_proj"),
-            ("ffn_down", "mlp.down_proj"),
-        ] {
-            w.insert(format!("{hf}.{theirs}.weight"), load(&format!("{gg}.{ours}.weight")));
-        }
-    }
-    w.insert("model.embed_tokens.weight".into(), load("token_embd.weight"));
-    let head_dim = spec.head_dim.unwrap();
-    let cfg = Config {
-        attention_bias: false,
-        head_dim,
-        hidden_activation: candle_nn::Activation::GeluPytorchTanh,
-        hidden_size: spec.embedding,
-        intermediate_size: spec.ffn,
-        num_attention_heads: spec.heads,
-        num_hidden_layers: spec.layers,
-        num_key_value_heads: spec.kv_heads,
-        rms_norm_eps: 1e-5,
-        rope_theta: 1_000_000.0,
-        rope_local_base_freq: 10_000.0,
-        vocab_size: spec.vocab(),
-        final_logit_softcapping: spec.final_softcap.map(f64::from),
-        attn_logit_softcapping: spec.attn_softcap.map(f64::from),
-        query_pre_attn_scalar: head_dim,
-        // Fed one token at a time (below), a local layer attends to its rotating cache: the
-        // last `window` positions, the current one included, as in Hugging Face and
-        // llama.cpp (i - j < window). (candle's prefill mask keeps one position more, and
-        // its prefill of several tokens fails on a non-contiguous cache write.)
-        sliding_window: spec.sliding_window.0,
-        sliding_window_pattern: spec.sliding_window.1,
-        max_position_embeddings: spec.context,
-    };
-    let vb = candle_nn::VarBuilder::from_tensors(w, DType::F32, &dev);
-    let mut m = Gemma3::new(false, &cfg, vb).unwrap();
-    let mut logits = Vec::new();
-    for (i, t) in tokens.iter().enumerate() {
-        logits = last_row(m.forward(&input(&[*t]), i).unwrap());
-    }
-    logits
-}
-
 /// Mean and largest |Δ| between two logit vectors.
 fn distance(ours: &[f32], want: &[f32]) -> (f64, f64) {
     assert_eq!(ours.len(), want.len());
@@ -168,7 +98,8 @@ fn gemma3_matches_candle_transformers_past_its_window() {
         let bytes = spec.to_gguf();
         for len in [1, 4, 13] {
             let name = format!("gemma3 (soft-capping {:?}), {len} tokens", spec.attn_softcap);
-            check(&name, engine_logits(&bytes, &prompt(len)), gemma3_reference(&spec, &bytes, &prompt(len)));
+            let want = Gemma3Reference::from_gguf_bytes(&bytes).last_logits(&prompt(len));
+            check(&name, engine_logits(&bytes, &prompt(len)), want);
         }
     }
 }

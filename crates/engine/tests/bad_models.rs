@@ -57,6 +57,7 @@ fn truncated_anywhere() {
     }
 }
 
+/// Loading and `info` alike.
 #[test]
 fn corrupted_bytes_never_panic() {
     let good = TinyModel::default().to_gguf();
@@ -69,5 +70,9 @@ fn corrupted_bytes_never_panic() {
             b[at] = r.next_u64() as u8;
         }
         let _ = Model::from_gguf_bytes(&b);
+        // The header alone, as `info` reads it: a description, when given, is of this file.
+        if let Ok(i) = engine::gguf::info::info(&mut std::io::Cursor::new(&b)) {
+            assert!(i.parameters > 0 && i.file_bytes == b.len() as u64);
+        }
     }
 }

@@ -1,9 +1,11 @@
 //! Reading a GGUF file: its header and metadata (candle's reader, after our own checks),
-//! the model's hyper-parameters (`config.rs`) and its tensors one at a time (`tensors.rs`).
+//! the model's hyper-parameters (`config.rs`), its tensors one at a time (`tensors.rs`), and
+//! a description of a file from its header alone (`info.rs`).
 //! Everything here reads untrusted input: a wrong or truncated file is an error, never a
 //! panic or an unbounded allocation.
 
 pub mod config;
+pub mod info;
 mod tensors;
 
 pub(crate) use tensors::TensorReader;

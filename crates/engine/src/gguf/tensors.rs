@@ -2,7 +2,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::memory;
-use candle_core::quantized::gguf_file::Content;
+use candle_core::quantized::gguf_file::{Content, TensorInfo};
 use std::io::{Read, Seek, SeekFrom};
 
 /// Reads one tensor at a time from the source, so that loading never holds more than the
@@ -29,21 +29,11 @@ impl<R: Read + Seek> TensorReader<'_, R> {
                 info.shape.dims()
             )));
         }
-        let elems: usize = dims.iter().product();
-        let len = (elems / info.ggml_dtype.block_size() * info.ggml_dtype.type_size()) as u64;
-        let past_end = || {
-            EngineError::InvalidModel(format!(
-                "tensor {name} lies past the end of the file ({} bytes): the file is truncated or corrupt",
-                self.size
-            ))
-        };
-        let start = self.content.tensor_data_offset.checked_add(info.offset).ok_or_else(past_end)?;
-        if start.checked_add(len).is_none_or(|end| end > self.size) {
-            return Err(past_end());
-        }
+        let (start, len) = extent(self.content, name, info, self.size)?;
         // The buffer is reused: it grows to the largest tensor once, and only what it grows
         // by is zeroed (the read overwrites it all).
-        let len = len as usize;
+        let len = usize::try_from(len)
+            .map_err(|_| EngineError::OutOfMemory { bytes: usize::MAX, what: format!("tensor {name}") })?;
         let more = len.saturating_sub(self.buf.len());
         memory::reserve(&mut self.buf, more, name)?;
         self.buf.resize(len, 0);
@@ -53,4 +43,23 @@ impl<R: Read + Seek> TensorReader<'_, R> {
             .map_err(|e| EngineError::InvalidModel(format!("could not read tensor {name}: {e}")))?;
         Ok(info.ggml_dtype)
     }
+}
+
+/// Where tensor `name`'s bytes lie in a file of `size` bytes, as (start, length); refused
+/// unless they lie wholly inside it. The arithmetic is checked: a tensor's dimensions come
+/// from the file and may multiply past any integer.
+pub(crate) fn extent(content: &Content, name: &str, info: &TensorInfo, size: u64) -> Result<(u64, u64)> {
+    let past_end = || {
+        EngineError::InvalidModel(format!(
+            "tensor {name} lies past the end of the file ({size} bytes): the file is truncated or corrupt"
+        ))
+    };
+    let (block, bytes) = (info.ggml_dtype.block_size() as u64, info.ggml_dtype.type_size() as u64);
+    let elems = info.shape.dims().iter().try_fold(1u64, |n, &d| n.checked_mul(d as u64)).ok_or_else(past_end)?;
+    let len = (elems / block).checked_mul(bytes).ok_or_else(past_end)?;
+    let start = content.tensor_data_offset.checked_add(info.offset).ok_or_else(past_end)?;
+    if start.checked_add(len).is_none_or(|end| end > size) {
+        return Err(past_end());
+    }
+    Ok((start, len))
 }

@@ -45,6 +45,9 @@ pub struct Tokenizer {
     /// Control tokens, longest text first, for `encode(.., parse_special = true)`.
     control: Vec<(String, u32)>,
     pub bos: Option<u32>,
+    /// `tokenizer.ggml.add_bos_token`: a prompt starts with `bos` (Gemma's files say so,
+    /// SmolLM2's say not). A file without the key gets none.
+    pub add_bos: bool,
     pub eos: u32,
     /// `tokenizer.ggml.eot_token_id`, when the file names an end-of-turn token.
     eot: Option<u32>,
@@ -149,6 +152,10 @@ impl Tokenizer {
             bytes,
             control,
             bos: id("tokenizer.ggml.bos_token_id")?,
+            add_bos: match md.get("tokenizer.ggml.add_bos_token") {
+                None => false,
+                Some(v) => v.to_bool().map_err(|_| invalid("tokenizer.ggml.add_bos_token is not a boolean"))?,
+            },
             eos,
             eot: id("tokenizer.ggml.eot_token_id")?,
             chat_template: match md.get("tokenizer.chat_template") {
