@@ -108,6 +108,16 @@ export function smoke(engine, { isolate = true, serviceWorkers } = {}) {
       const top = Number(document.querySelector("[data-testid=prob-bar]")?.dataset.softmax);
       return top < first;
     }, before[0]);
+    // The lesson's first formula is laid out as mathematics: p_i, then the fraction beside
+    // it, not over it (Chromium drew the fraction across the whole line when the page made
+    // <math> a plain block).
+    const formula = await browser.evaluate(() => {
+      const m = document.querySelector(".prose math");
+      const box = (el) => el.getBoundingClientRect();
+      return { math: box(m).width, sub: box(m.querySelector("msub")).right, frac: box(m.querySelector("mfrac")).left, fracWidth: box(m.querySelector("mfrac")).width };
+    });
+    assert.ok(formula.sub <= formula.frac, `p_i ends before the fraction begins: ${JSON.stringify(formula)}`);
+    assert.ok(formula.fracWidth < formula.math / 2, `the fraction is as wide as its terms, not the line: ${JSON.stringify(formula)}`);
   });
 
   test(`${engine}: Lesson 2's timeline comes from a real run`, { timeout: 5 * MINUTE }, async () => {
