@@ -47,7 +47,7 @@ LAYERS = {
         ["gguf", "memory"],
         ["error"],
     ],
-    "cli": [["main"], ["text", "bench", "reason", "probe", "distribution", "faithfulness"], ["model"], ["cli"]],
+    "cli": [["main"], ["text", "bench", "reason", "probe", "distribution", "faithfulness", "depth"], ["model"], ["cli"]],
 }
 
 

@@ -1,9 +1,10 @@
 //! Lesson 3 ("Reasoning compute"): the bundled task set, the checker, the strategies and the
-//! statistics that compare them.
+//! statistics that compare them, and what is reported about depth against length.
 //!
 //! Imports run one way: `faithfulness` → `runner` → `trace` → `strategy` → `stats`, `answer` → `task`, `lexer`;
-//! the bundled set, `tasks`, → `answer`.
+//! the bundled set, `tasks`, → `answer`; `depth_stats` → `stats`, `answer`.
 pub mod answer;
+pub mod depth_stats;
 pub mod faithfulness;
 pub mod lexer;
 pub mod runner;
