@@ -234,3 +234,39 @@ fn bad_input_is_refused() {
     assert!(score(&model, &p, &too_long).unwrap_err().to_string().contains("context"));
     assert!(score(&model, &p, &[model.config.vocab as u32]).unwrap_err().to_string().contains("vocabulary"));
 }
+
+#[test]
+fn a_lesson_3_sample_is_scored_on_the_tokens_it_generated_in_its_own_context() {
+    use engine::reasoning::runner::run_all;
+    use engine::reasoning::strategy::{prompt_ids, RunConfig, Strategy};
+    use engine::reasoning::tasks::bundled_tasks;
+    use engine::reasoning::trace_depth::sample_depth;
+    let model = real();
+    let tasks: Vec<_> = bundled_tasks().into_iter().filter(|t| ["arith-01", "chain-02"].contains(&t.id.as_str())).collect();
+    // A budget of 24 cuts some traces, so both kinds of sample (forced `Answer:` or not) occur.
+    let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 3, temperature: 0.7, budget: 24, seed: 5 };
+    let results = run_all(&mut session(model.clone()), &tasks, &cfg, || 0.0).unwrap();
+    let mut forced = (0, 0);
+    for (task, r) in tasks.iter().zip(&results) {
+        for sample in &r.samples {
+            let d = sample_depth(&model, task, cfg.strategy, sample).unwrap().unwrap();
+            let bytes: Vec<u8> =
+                d.tokens.iter().flat_map(|t| model.tokenizer.token_bytes(t.id).to_vec()).collect();
+            let text = String::from_utf8_lossy(&bytes);
+            // Forced: the reasoning before `Answer:`; otherwise reasoning and answer, in one context.
+            if sample.forced_answer {
+                forced.0 += 1;
+                assert_eq!(text, sample.reasoning);
+            } else {
+                forced.1 += 1;
+                let end = model.tokenizer.token_text(*sample.tokens.last().unwrap());
+                let written = format!("{}{}", sample.reasoning, sample.answer_text);
+                assert!(text == written || text == format!("{written}{end}"), "{text:?} vs {written:?}");
+            }
+            assert_eq!(d.texts.len(), d.tokens.len());
+            let alone = score(&model, &prompt_ids(&model.tokenizer, task, cfg.strategy).unwrap(), sample.continuous_tokens());
+            assert_eq!(alone.unwrap(), d.tokens);
+        }
+    }
+    assert!(forced.0 > 0 && forced.1 > 0, "{forced:?}");
+}

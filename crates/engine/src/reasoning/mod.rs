@@ -2,7 +2,8 @@
 //! statistics that compare them, and what is reported about depth against length.
 //!
 //! Imports run one way: `faithfulness` → `runner` → `trace` → `strategy` → `stats`, `answer` → `task`, `lexer`;
-//! the bundled set, `tasks`, → `answer`; `depth_stats` → `stats`, `answer`.
+//! the bundled set, `tasks`, → `answer`; `depth_stats` → `stats`, `answer`; `trace_depth` → `strategy`
+//! (and `probe::depth`).
 pub mod answer;
 pub mod depth_stats;
 pub mod faithfulness;
@@ -13,3 +14,4 @@ pub mod strategy;
 pub mod task;
 pub mod tasks;
 mod trace;
+pub mod trace_depth;
