@@ -33,7 +33,7 @@ pub fn DepthPanel(lab: Lab) -> impl IntoView {
         let Some((points, tasks, (generation_ms, depth_ms), experiment)) = shown.get() else {
             return lab
                 .run
-                .with(|r| r.as_ref().is_some_and(|r| !r.experiment.depth || !r.experiment.strategies.iter().any(|&s| r.experiment.scores_depth(s))))
+                .with(|r| r.as_ref().is_some_and(|r| !r.experiment.strategies.iter().any(|&s| r.experiment.scores_depth(s))))
                 .then(|| {
                     view! {
                         <p class="hint" data-testid="depth-none">

@@ -100,7 +100,7 @@ impl Lab {
                     }
                     Response::ExperimentDepth { samples, depth_ms } => {
                         // It follows its item's `ExperimentItem`, the last result so far.
-                        let result = lab.run.with_untracked(|r| r.as_ref().map_or(0, |r| r.results.len()));
+                        let result = lab.run.try_with_untracked(|r| r.as_ref().map_or(0, |r| r.results.len())).unwrap_or(0);
                         lab.depth.try_update(|d| {
                             d.push(DepthRecord { result: result.saturating_sub(1), samples, depth_ms })
                         });

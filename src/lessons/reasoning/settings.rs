@@ -34,7 +34,8 @@ impl Settings {
             samples: RwSignal::new("5".into()),
             temperature: RwSignal::new(0.7),
             budget: RwSignal::new(128),
-            depth: RwSignal::new(true),
+            // Off by default: it multiplies a run's time (the results say by how much).
+            depth: RwSignal::new(false),
         }
     }
 

@@ -37,13 +37,13 @@ pub fn ThinkAtN(tasks: Vec<ThinkTask>, budget: usize, samples: usize) -> impl In
         let p = r.paired;
         let saved = 100.0 * (1.0 - r.think_tokens as f64 / r.plain_tokens.max(1) as f64);
         format!(
-            "On the same {}: Think@n was right where the plain vote was wrong on {}, and wrong where it was right on {} (McNemar p = {:.2}{}). It generated {saved:.0}% fewer tokens, stopping the others after {} tokens.",
+            "On the same {}: Think@n was right where the plain vote was wrong on {}, and wrong where it was right on {} (McNemar p = {:.2}{}). It generated {saved:.0}% fewer tokens, stopping the others after {}.",
             names::count(r.tasks, "task", "tasks"),
             p.only_first,
             p.only_second,
             p.p_value,
             if p.p_value < 0.05 { ": a difference beyond chance" } else { ": no difference chance does not explain" },
-            r.prefix
+            names::count(r.prefix, "token", "tokens")
         )
     };
     view! {
