@@ -312,6 +312,14 @@ pub enum Response {
     ExperimentItem {
         result: ItemResult,
     },
+    /// The depth of the samples of the `ExperimentItem` just sent, when the experiment asked
+    /// for it and the strategy writes a trace the page may see (chain of thought,
+    /// self-consistency): per sample, in order, its tokens scored (`None`: it wrote none in
+    /// its own context), and the milliseconds the scoring took in the worker.
+    ExperimentDepth {
+        samples: Vec<Option<SampleDepth>>,
+        depth_ms: f64,
+    },
     /// The experiment ended, every task run finished or `cancelled`.
     ExperimentDone {
         cancelled: bool,
@@ -355,6 +363,7 @@ impl Response {
 // Lesson 3. Its imports are kept here, with its types, apart from the other lessons'.
 use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
 use engine::reasoning::task::Task;
+use engine::reasoning::trace_depth::SampleDepth;
 use engine::reasoning::tasks::{bundled_tasks, select};
 
 /// A Lesson 3 experiment: which bundled tasks (as `engine::reasoning::tasks::select` picks
@@ -370,6 +379,17 @@ pub struct Experiment {
     pub samples: usize,
     pub temperature: f32,
     pub budget: usize,
+    /// Also score each trace's depth (every layer's distribution at every token,
+    /// teacher-forced after the item): Lesson 3's depth panels.
+    #[serde(default)]
+    pub depth: bool,
+}
+
+impl Experiment {
+    /// Whether the samples of `strategy` get their depth scored: only traces the page sees.
+    pub fn scores_depth(&self, strategy: Strategy) -> bool {
+        self.depth && matches!(strategy, Strategy::Cot | Strategy::SelfConsistency)
+    }
 }
 
 impl Experiment {

@@ -1,11 +1,14 @@
 //! Lesson 3's experiments: every chosen task under every chosen strategy, one unit of work
 //! (a prompt or a token) per turn of the event loop, so that progress is reported and
-//! Cancel is heard between tokens. The runner is the engine's, as in the CLI.
+//! Cancel is heard between tokens. The runner is the engine's, as in the CLI. With depth
+//! asked for, each item's traces are then scored one sample per turn (`trace_depth`).
 
 use super::{post::post, state, yield_now::yield_now};
 use crate::protocol::{Experiment, Response};
 use engine::reasoning::runner::ItemRunner;
 use engine::reasoning::strategy::{ItemResult, Strategy};
+use engine::reasoning::task::Task;
+use engine::reasoning::trace_depth::{sample_depth, SampleDepth};
 
 pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response, String> {
     experiment.validate()?;
@@ -39,23 +42,51 @@ pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response,
                 yield_now().await;
             };
             done += 1;
+            let scored = experiment.scores_depth(strategy).then(|| result.clone());
             post(
                 id,
                 Response::ExperimentItem {
                     result: withhold_hidden_reasoning(result),
                 },
             );
+            if let Some(result) = scored {
+                match depth(id, &task, &result).await? {
+                    Some(depth) => post(id, depth),
+                    None => return Ok(Response::ExperimentDone { cancelled: true }),
+                }
+            }
         }
     }
     Ok(Response::ExperimentDone { cancelled: false })
 }
 
+/// The depth of `result`'s samples, one per turn of the event loop; `None` when the run
+/// was cancelled meanwhile.
+async fn depth(id: u32, task: &Task, result: &ItemResult) -> Result<Option<Response>, String> {
+    let started = state::performance_now();
+    let mut samples: Vec<Option<SampleDepth>> = Vec::new();
+    for sample in &result.samples {
+        let scored = state::with(|s| {
+            s.owned(id)
+                .map(|session| sample_depth(session.model(), task, result.strategy, sample))
+        });
+        match scored {
+            None => return Ok(None),
+            Some(scored) => samples.push(scored.map_err(|e| e.to_string())?),
+        }
+        yield_now().await;
+    }
+    let depth_ms = state::performance_now() - started;
+    Ok(Some(Response::ExperimentDepth { samples, depth_ms }))
+}
+
 /// As a system that hides its reasoning does, the trace never leaves the engine: the page
-/// gets its token count, not its text.
+/// gets its token count, not its text or its tokens.
 fn withhold_hidden_reasoning(mut result: ItemResult) -> ItemResult {
     if result.strategy == Strategy::Hidden {
         for sample in &mut result.samples {
             sample.reasoning.clear();
+            sample.tokens.clear();
         }
     }
     result

@@ -1,4 +1,4 @@
-//! `bench` and `bench-pass`: the engine's speed on a fixed prompt, as JSON.
+//! `bench` (plain, `--batch`, `--depth`) and `bench-pass`: the engine's speed on a fixed prompt, as JSON.
 
 use crate::model::{load_model, session};
 use engine::probe::PassBench;
@@ -86,6 +86,58 @@ pub fn bench_batch(path: &Path, n: usize, rounds: usize) -> Result<Value, String
         "speedup": median(&mut speedup),
         "sequential_decode_tokens_per_s": median(&mut seq_decode),
         "batched_decode_tokens_per_s": median(&mut bat_decode),
+    }))
+}
+
+/// The cost of depth: per round, the bench prompt's greedy `BENCH_TOKENS` (as `bench`), then
+/// those tokens scored teacher-forced (`probe::depth`: one prefill keeping every layer's
+/// states, then every layer's distribution through the output head and its divergence from
+/// the last), each part timed. `factor` is (generation + depth) / generation: what a run with
+/// depth costs against the same run without it.
+pub fn bench_depth(path: &Path, rounds: usize) -> Result<Value, String> {
+    use engine::kv_cache::KvCache;
+    use engine::probe::depth::divergences;
+    if !(1..=100).contains(&rounds) {
+        return Err("--rounds must be 1 to 100".into());
+    }
+    let model = load_model(path)?;
+    let ids = bench_ids(&model)?;
+    let greedy = SamplerSettings::greedy();
+    let (mut generation, mut states, mut heads, mut factor) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..rounds {
+        let t0 = Instant::now();
+        let mut s = session(model.clone());
+        s.start(&ids, 0).map_err(|e| e.to_string())?;
+        for _ in 0..BENCH_TOKENS {
+            s.step(&greedy).map_err(|e| e.to_string())?;
+        }
+        let t1 = Instant::now();
+        let all = s.tokens().to_vec();
+        let keep = ids.len() - 1..all.len() - 1;
+        let (_, st) =
+            model.forward_states(&all, 0, &mut KvCache::new(&model.config), keep).map_err(|e| e.to_string())?;
+        let t2 = Instant::now();
+        let d = divergences(&model, &st.rows, st.layers).map_err(|e| e.to_string())?;
+        let t3 = Instant::now();
+        if d.len() != BENCH_TOKENS {
+            return Err(format!("depth scored {} tokens of {BENCH_TOKENS}", d.len()));
+        }
+        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1000.0;
+        generation.push(ms(t0, t1));
+        states.push(ms(t1, t2));
+        heads.push(ms(t2, t3));
+        factor.push(ms(t0, t3) / ms(t0, t1));
+    }
+    Ok(json!({
+        "prompt_tokens": ids.len(),
+        "generated_tokens": BENCH_TOKENS,
+        "layers": model.config.layers,
+        "rounds": rounds,
+        "threads": engine::parallel::threads(),
+        "generation_ms": median(&mut generation),
+        "depth_prefill_ms": median(&mut states),
+        "depth_head_ms": median(&mut heads),
+        "factor": median(&mut factor),
     }))
 }
 

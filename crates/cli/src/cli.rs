@@ -50,6 +50,10 @@ pub enum Command {
         /// each), one session after another and then decoded together, 2 to 32.
         #[arg(long, value_parser = batch_size)]
         batch: Option<usize>,
+        /// Instead: the greedy 128 tokens, then the same tokens scored for depth (every
+        /// layer's distribution, teacher-forced), and the time of both over generation alone.
+        #[arg(long, conflicts_with = "batch")]
+        depth: bool,
     },
     /// Logit error against the slow plain-f32 reference forward.
     Reference {
@@ -95,6 +99,11 @@ pub enum Command {
     /// Judge one reply with the Lesson 3 checker: for a bundled task (--task), or for a
     /// question given here (--question, --kind, --answers).
     Check(Check),
+    /// How deep inside the model each token of a reply settles: per token, every layer's
+    /// Jensen–Shannon divergence from the last layer's distribution, the settling layer, and
+    /// the reply's deep-thinking ratio. Scores --reply as if the model had written it, or a
+    /// greedy reply of up to --max-tokens.
+    Depth(Depth),
 }
 
 fn thread_count(s: &str) -> Result<usize, String> {
@@ -277,6 +286,28 @@ pub struct Check {
     /// The reply to judge.
     #[arg(long)]
     pub reply: String,
+}
+
+/// `depth`'s arguments (run in depth.rs, which checks their ranges).
+/// Negative numbers are values here (to be refused with a reason), not options.
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct Depth {
+    #[command(flatten)]
+    pub prompt: Prompt,
+    /// Score this reply, teacher-forced, instead of generating one.
+    #[arg(long)]
+    pub reply: Option<String>,
+    /// Without --reply: greedy tokens to generate, 1 to 1024.
+    #[arg(long, default_value_t = 128, conflicts_with = "reply")]
+    pub max_tokens: usize,
+    /// A token has settled at the first layer whose divergence from the last is at most g,
+    /// 0 to ln 2 (0.6931).
+    #[arg(long, default_value_t = engine::probe::depth::DEFAULT_G)]
+    pub g: f64,
+    /// A token is deep-thinking when it settles at layer ceil(rho x layers) or later, 0 to 1.
+    #[arg(long, default_value_t = engine::probe::depth::DEFAULT_RHO)]
+    pub rho: f64,
 }
 
 fn token_id(s: &str) -> Result<u32, String> {

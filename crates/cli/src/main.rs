@@ -3,6 +3,7 @@
 
 mod bench;
 mod cli;
+mod depth;
 mod distribution;
 mod faithfulness;
 mod info;
@@ -45,8 +46,9 @@ fn run(cli: Cli) -> Result<Value, String> {
         Command::Tokenize { text } => text::tokenize(model, &text),
         Command::Logits { ids, top } => text::logits(model, &ids, top),
         Command::Generate(g) => text::generate(model, &g),
-        Command::Bench { rounds, batch: None } => bench::bench(model, rounds),
-        Command::Bench { rounds, batch: Some(n) } => bench::bench_batch(model, n, rounds),
+        Command::Bench { rounds, batch: None, depth: false } => bench::bench(model, rounds),
+        Command::Bench { rounds, batch: None, depth: true } => bench::bench_depth(model, rounds),
+        Command::Bench { rounds, batch: Some(n), .. } => bench::bench_batch(model, n, rounds),
         Command::Reference { top } => text::reference(model, top),
         Command::Reason(r) => reason::reason(model, &r),
         Command::Attention { prompt, layer, head } => probe::attention(model, &prompt, layer, head),
@@ -55,6 +57,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         Command::Check(c) => reason::check_reply(&c),
         Command::Distribution(d) => distribution::run(model, &d),
         Command::Faithfulness(f) => faithfulness::faithfulness(model, &f),
+        Command::Depth(d) => depth::depth(model, &d),
     }
 }
 

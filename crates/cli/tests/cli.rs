@@ -156,9 +156,10 @@ fn bad_input_gets_a_clear_message() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in
-        ["tokenize", "logits", "generate", "bench", "reference", "reason", "attention", "lens", "bench-pass", "check"]
-    {
+    for cmd in [
+        "tokenize", "logits", "generate", "bench", "reference", "reason", "attention", "lens", "bench-pass", "check",
+        "depth",
+    ] {
         let (ok, out, _) = run(&[cmd, "--help"]);
         assert!(ok, "{cmd} --help");
         assert!(out.contains("Usage: playground") && out.contains("--model"), "{cmd}: {out}");
@@ -551,4 +552,78 @@ fn bench_runs_a_base_model_on_the_prompt_as_text() {
     for k in ["prefill_tokens_per_s", "decode_tokens_per_s"] {
         assert!(v[k].as_f64().unwrap() > 0.0, "{k}");
     }
+}
+#[test]
+fn depth_scores_a_greedy_reply_and_the_same_reply_given_with_reply() {
+    let greedy = json(&["depth", "--model", model(), "--prompt", "What is 17 + 25?", "--max-tokens", "10"]);
+    let layers = greedy["layers"].as_u64().unwrap() as usize;
+    assert_eq!(layers, 30);
+    assert_eq!((greedy["g"].as_f64(), greedy["rho"].as_f64()), (Some(0.5), Some(0.85)));
+    let tokens = greedy["tokens"].as_array().unwrap();
+    assert_eq!(tokens.len(), 10);
+    let mut deep = 0;
+    for t in tokens {
+        let jsd: Vec<f64> = t["jsd"].as_array().unwrap().iter().map(|d| d.as_f64().unwrap()).collect();
+        assert_eq!(jsd.len(), layers);
+        assert_eq!(jsd[layers - 1], 0.0);
+        assert!(jsd.iter().all(|d| (0.0..=std::f64::consts::LN_2).contains(d)), "{jsd:?}");
+        let settle = t["settle"].as_u64().unwrap() as usize;
+        assert!(jsd[settle - 1] <= 0.5 && jsd[..settle - 1].iter().all(|&d| d > 0.5), "{settle}: {jsd:?}");
+        deep += usize::from(settle >= 26);
+        assert!(t["token"].is_string() && t["id"].is_u64());
+    }
+    assert_eq!(greedy["deep"].as_u64(), Some(deep as u64));
+    assert_eq!(greedy["dtr"].as_f64(), Some(deep as f64 / 10.0));
+    // The same text given as the reply: the same tokens, so the same divergences.
+    let text: String = tokens.iter().map(|t| t["token"].as_str().unwrap()).collect();
+    let given = json(&["depth", "--model", model(), "--prompt", "What is 17 + 25?", "--reply", &text]);
+    assert_eq!(given["tokens"], greedy["tokens"]);
+    // Other thresholds move the settling layers and the ratio, from the same divergences.
+    let strict = json(&[
+        "depth",
+        "--model",
+        model(),
+        "--prompt",
+        "What is 17 + 25?",
+        "--reply",
+        &text,
+        "--g",
+        "0.05",
+        "--rho",
+        "0.5",
+    ]);
+    assert_eq!((strict["g"].as_f64(), strict["rho"].as_f64()), (Some(0.05), Some(0.5)));
+    for (a, b) in strict["tokens"].as_array().unwrap().iter().zip(tokens) {
+        assert_eq!(a["jsd"], b["jsd"]);
+        assert!(a["settle"].as_u64() >= b["settle"].as_u64());
+    }
+}
+
+#[test]
+fn depth_refuses_bad_arguments_naming_the_range() {
+    let a = |extra: &[&'static str]| {
+        let mut v = vec!["depth", "--model", model(), "--prompt", "Hi"];
+        v.extend_from_slice(extra);
+        v
+    };
+    fails_with(&a(&["--g", "0.9"]), "--g must be 0 to ln 2");
+    fails_with(&a(&["--g", "-0.1"]), "--g must be 0 to ln 2");
+    fails_with(&a(&["--rho", "1.5"]), "--rho must be 0 to 1");
+    fails_with(&a(&["--rho", "-1"]), "--rho must be 0 to 1");
+    fails_with(&a(&["--max-tokens", "0"]), "--max-tokens must be 1 to 1024");
+    fails_with(&a(&["--reply", ""]), "the reply has no tokens");
+    fails_with(&a(&["--reply", "x", "--max-tokens", "5"]), "cannot be used with");
+}
+
+#[test]
+fn bench_depth_reports_the_factor_over_generation() {
+    let v = json(&["bench", "--model", model(), "--depth", "--rounds", "1"]);
+    let (generation, prefill, head) = (
+        v["generation_ms"].as_f64().unwrap(),
+        v["depth_prefill_ms"].as_f64().unwrap(),
+        v["depth_head_ms"].as_f64().unwrap(),
+    );
+    assert!(generation > 0.0 && prefill > 0.0 && head > 0.0);
+    let factor = v["factor"].as_f64().unwrap();
+    assert!((factor - (generation + prefill + head) / generation).abs() < 1e-6 * factor, "{v}");
 }

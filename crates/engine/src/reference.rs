@@ -75,7 +75,7 @@ impl Reference {
     /// Next-token logits after `tokens`.
     pub fn logits(&self, tokens: &[u32]) -> Result<Vec<f32>> {
         let c = &self.config;
-        let x = self.run(tokens, |_, _| Ok(()))?;
+        let x = self.run(tokens, |_, _, _| Ok(()))?;
         let last = x.narrow(0, tokens.len() - 1, 1)?;
         let out = rms_norm(&last, &self.out_norm, c.rms_eps)?.matmul(&self.lm_head.t()?)?;
         Ok(out.squeeze(0)?.to_vec1::<f32>()?)
@@ -85,7 +85,7 @@ impl Reference {
     /// position i's softmax over all positions, zero above the diagonal.
     pub fn attention(&self, tokens: &[u32], layer: usize) -> Result<Vec<Vec<Vec<f32>>>> {
         let mut weights = Vec::new();
-        self.run(tokens, |li, att| {
+        self.run(tokens, |li, att, _| {
             if li == layer {
                 weights = att.squeeze(0)?.to_vec3::<f32>()?;
             }
@@ -94,12 +94,29 @@ impl Reference {
         Ok(weights)
     }
 
-    /// The hidden states after every layer, `on_attention(layer, softmax)` seeing each
-    /// layer's (1, heads, t, t) attention weights.
+    /// The logit lens at `positions` (0-based) of `tokens`: per position and layer, that
+    /// position's hidden state through the final norm and the output head (the reference of
+    /// the depth check, tests/depth.rs), `[position][layer]`.
+    pub fn lens_logits(&self, tokens: &[u32], positions: std::ops::Range<usize>) -> Result<Vec<Vec<Vec<f32>>>> {
+        let c = &self.config;
+        let mut out = vec![Vec::new(); positions.len()];
+        self.run(tokens, |_, _, x| {
+            let rows = x.narrow(0, positions.start, positions.len())?;
+            let logits = rms_norm(&rows, &self.out_norm, c.rms_eps)?.matmul(&self.lm_head.t()?)?;
+            for (p, row) in out.iter_mut().zip(logits.to_vec2::<f32>()?) {
+                p.push(row);
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The hidden states after every layer; `on_layer(layer, softmax, x)` sees each layer's
+    /// (1, heads, t, t) attention weights and its output (t, embedding).
     fn run(
         &self,
         tokens: &[u32],
-        mut on_attention: impl FnMut(usize, &Tensor) -> candle_core::Result<()>,
+        mut on_layer: impl FnMut(usize, &Tensor, &Tensor) -> candle_core::Result<()>,
     ) -> candle_core::Result<Tensor> {
         let c = &self.config;
         let dev = Device::Cpu;
@@ -125,13 +142,13 @@ impl Reference {
             let (k, v) = (repeat_kv(k, nh / nkv)?.contiguous()?, repeat_kv(v, nh / nkv)?.contiguous()?);
             let scores = (q.matmul(&k.t()?)? / (hd as f64).sqrt())?.broadcast_add(&mask)?;
             let weights = softmax_last_dim(&scores)?;
-            on_attention(li, &weights)?;
             let att = weights.matmul(&v)?; // (1, nh, t, hd)
             let att = att.transpose(1, 2)?.reshape((t, nh * hd))?;
             x = (x + linear(&att, &l.wo)?)?;
             let h = rms_norm(&x, &l.ffn_norm, c.rms_eps)?;
             let gated = (candle_nn::ops::silu(&linear(&h, &l.gate)?)? * linear(&h, &l.up)?)?;
             x = (x + linear(&gated, &l.down)?)?;
+            on_layer(li, &weights, &x)?;
         }
         Ok(x)
     }

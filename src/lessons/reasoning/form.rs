@@ -106,6 +106,17 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
                     "Self-consistency only; the other strategies always take the most likely token."
                 </Slider>
             </div>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    data-testid="depth-option"
+                    prop:checked=move || settings.depth.get()
+                    on:change=move |ev| settings.depth.set(event_target_checked(&ev))
+                />
+                " "
+                <strong>"Measure depth"</strong>
+                ": after each chain of thought and self-consistency sample, read every layer's prediction at every token of its trace (how deep the token settles). It costs time; the results say how much, measured on the run."
+            </label>
             <Show when=move || uses_samples() && settings.temperature.get() == 0.0>
                 <p class="warning" role="status" data-testid="temperature-warning">
                     "At temperature 0 every sample is the same answer: the vote adds cost and nothing else."

@@ -1,6 +1,7 @@
 //! The experiment runner: it sends the experiment to the worker, follows its progress, and
 //! keeps the latest run and every finished one (the exercises check those).
 
+use super::depth_record::DepthRecord;
 use super::run::{Run, RunState};
 use super::settings::Settings;
 use crate::protocol::{Request, Response};
@@ -38,6 +39,8 @@ pub struct Lab {
     pub progress: RwSignal<Progress>,
     /// Every run of this visit that finished, oldest first.
     pub history: RwSignal<Vec<Run>>,
+    /// The depth of the latest run's traces, item by item, when it measured depth.
+    pub depth: RwSignal<Vec<DepthRecord>>,
     /// Why the last Run did not start, if it did not.
     pub problem: RwSignal<Option<String>>,
     /// The engine, one experiment at a time; leaving the page cancels the running one.
@@ -54,6 +57,7 @@ impl Lab {
             progress: RwSignal::new(Progress::default()),
             history: RwSignal::new(Vec::new()),
             problem: RwSignal::new(None),
+            depth: RwSignal::new(Vec::new()),
             engine: LabEngine::new(),
         }
     }
@@ -84,6 +88,7 @@ impl Lab {
             started_ms: now_ms(),
         });
         self.run.set(Some(run));
+        self.depth.set(Vec::new());
         let lab = self;
         // The page may be left mid-run: the signals may be gone when a response arrives.
         self.engine.send(
@@ -102,6 +107,13 @@ impl Lab {
                             .try_update(|p| (p.done, p.tokens) = (p.done + 1, 0));
                         lab.run
                             .try_update(|run| run.as_mut().map(|r| r.results.push(result)));
+                    }
+                    Response::ExperimentDepth { samples, depth_ms } => {
+                        // It follows its item's `ExperimentItem`, the last result so far.
+                        let result = lab.run.try_with_untracked(|r| r.as_ref().map_or(0, |r| r.results.len())).unwrap_or(0);
+                        lab.depth.try_update(|d| {
+                            d.push(DepthRecord { result: result.saturating_sub(1), samples, depth_ms })
+                        });
                     }
                     Response::ExperimentDone { cancelled } => lab.end(if cancelled {
                         RunState::Cancelled

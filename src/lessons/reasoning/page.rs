@@ -2,7 +2,7 @@
 //! (`<!-- interactive -->`), then "Try it" with a check beside each exercise.
 
 use crate::routes::set_title;
-use super::{Exercises, Lab, Results, Runner};
+use super::{DepthPanel, Exercises, Lab, Results, Runner};
 use crate::ui::prose::Prose;
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
@@ -28,6 +28,7 @@ pub fn Reasoning() -> impl IntoView {
                 <h2 id="l3-lab">"Run an experiment"</h2>
                 <Runner lab=lab/>
                 <Results lab=lab/>
+                <DepthPanel lab=lab/>
             </section>
             <Exercises markdown=after lab=lab/>
         </article>

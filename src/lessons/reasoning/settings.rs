@@ -19,6 +19,8 @@ pub struct Settings {
     pub samples: RwSignal<String>,
     pub temperature: RwSignal<f32>,
     pub budget: RwSignal<usize>,
+    /// Score each trace's depth after it is written (the depth panels).
+    pub depth: RwSignal<bool>,
 }
 
 impl Settings {
@@ -32,6 +34,8 @@ impl Settings {
             samples: RwSignal::new("5".into()),
             temperature: RwSignal::new(0.7),
             budget: RwSignal::new(128),
+            // Off by default: it multiplies a run's time (the results say by how much).
+            depth: RwSignal::new(false),
         }
     }
 
@@ -62,6 +66,7 @@ impl Settings {
                 as usize,
             temperature: self.temperature.get(),
             budget: self.budget.get(),
+            depth: self.depth.get(),
         };
         experiment.validate()?;
         Ok(experiment)

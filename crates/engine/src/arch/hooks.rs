@@ -1,8 +1,11 @@
 //! What a forward pass copies out on request (`Model::forward_probed`): one layer's
-//! attention weights and every layer's hidden state. Filled by the architectures; read by
-//! `probe` (the logit lens) and by hosts, which import these types from `engine::probe`.
+//! attention weights and every layer's hidden state; and every layer's output at a range of
+//! positions (`Model::forward_states`, for the deep-thinking ratio). Filled by the
+//! architectures; read by `probe` (the logit lens, depth) and by hosts, which import these
+//! types from `engine::probe`.
 
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// What a forward pass copies out. Both hooks are off by default, and then the pass is
 /// the plain one.
@@ -53,5 +56,24 @@ impl AttentionCapture {
             out[r.position] = Some(row);
         }
         out
+    }
+}
+
+/// Every layer's output (the residual stream, before the final norm) at each position of
+/// `positions`, position-major: row `(p - positions.start) * layers + l` is position p
+/// after layer l (0-based), `width` values. Filled by `Model::forward_states`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LayerStates {
+    pub positions: Range<usize>,
+    pub layers: usize,
+    pub width: usize,
+    pub rows: Vec<f32>,
+}
+
+impl LayerStates {
+    /// Position `p`'s row after layer `layer` (0-based).
+    pub fn row(&self, p: usize, layer: usize) -> &[f32] {
+        let i = (p - self.positions.start) * self.layers + layer;
+        &self.rows[i * self.width..(i + 1) * self.width]
     }
 }

@@ -5,7 +5,7 @@
 //! differs between architectures lives in the `Layer`s each one's file loads (`llama.rs`,
 //! `qwen2.rs`, `qwen3.rs`, `gemma3.rs`) and in its `Recipe`.
 
-use super::hooks::Probe;
+use super::hooks::{LayerStates, Probe};
 use super::layers::{
     add_bias, add_in_place, gated, rms_norm, rms_norm_in_place, rope, soft_cap, Attention, Layer, Logits, MatMul,
     Recipe, Rotation,
@@ -122,6 +122,46 @@ impl Model {
         logits: Logits,
         probe: &mut Probe,
     ) -> Result<Vec<f32>> {
+        self.pass(tokens, start, cache, layers, logits, probe, None)
+    }
+
+    /// A pass over `tokens` at positions `start..start + n` through every layer (appending
+    /// to `cache` as `forward` does) that keeps every layer's output at the positions of
+    /// `keep` (which must lie within the pass): teacher-forced scoring of a whole reply in
+    /// one prefill, for the deep-thinking ratio (`probe::depth`). Returns the last
+    /// position's logits and the states.
+    pub fn forward_states(
+        &self,
+        tokens: &[u32],
+        start: usize,
+        cache: &mut KvCache,
+        keep: std::ops::Range<usize>,
+    ) -> Result<(Vec<f32>, LayerStates)> {
+        let c = &self.config;
+        if keep.start < start || keep.end > start + tokens.len() || keep.is_empty() {
+            return Err(EngineError::InvalidState(format!(
+                "positions {keep:?} are not within the pass's {start}..{}",
+                start + tokens.len()
+            )));
+        }
+        let rows = memory::zeros(keep.len() * c.layers * c.embedding, "every layer's hidden states")?;
+        let mut states = LayerStates { positions: keep, layers: c.layers, width: c.embedding, rows };
+        let logits = self.pass(tokens, start, cache, c.layers, Logits::Last, &mut Probe::default(), Some(&mut states))?;
+        Ok((logits, states))
+    }
+
+    /// The pass behind `forward_probed` and `forward_states`.
+    #[allow(clippy::too_many_arguments)]
+    fn pass(
+        &self,
+        tokens: &[u32],
+        start: usize,
+        cache: &mut KvCache,
+        layers: usize,
+        logits: Logits,
+        probe: &mut Probe,
+        mut states: Option<&mut LayerStates>,
+    ) -> Result<Vec<f32>> {
         let c = &self.config;
         let n = tokens.len();
         if n == 0 {
@@ -170,6 +210,13 @@ impl Model {
             a.output_and_mlp(self, layer, QMatrix::matmul);
             if let Some(hidden) = probe.hidden.as_mut() {
                 hidden.push(a.x[(n - 1) * e..].to_vec());
+            }
+            if let Some(states) = states.as_deref_mut() {
+                let layers = states.layers;
+                for (i, p) in states.positions.clone().enumerate() {
+                    let row = (i * layers + li) * e;
+                    states.rows[row..row + e].copy_from_slice(&a.x[(p - start) * e..(p - start + 1) * e]);
+                }
             }
         }
         let rows = match logits {

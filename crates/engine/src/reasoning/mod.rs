@@ -1,9 +1,11 @@
 //! Lesson 3 ("Reasoning compute"): the bundled task set, the checker, the strategies and the
-//! statistics that compare them.
+//! statistics that compare them, and what is reported about depth against length.
 //!
 //! Imports run one way: `faithfulness` → `runner` → `trace` → `strategy` → `stats`, `answer` → `task`, `lexer`;
-//! the bundled set, `tasks`, → `answer`.
+//! the bundled set, `tasks`, → `answer`; `depth_stats` → `stats`, `answer`; `trace_depth` → `strategy`
+//! (and `probe::depth`).
 pub mod answer;
+pub mod depth_stats;
 pub mod faithfulness;
 pub mod lexer;
 pub mod runner;
@@ -12,3 +14,4 @@ pub mod strategy;
 pub mod task;
 pub mod tasks;
 mod trace;
+pub mod trace_depth;

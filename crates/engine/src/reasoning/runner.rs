@@ -6,11 +6,10 @@
 //! (reasoning, answer line, budget) is `trace.rs`.
 
 use super::answer::{expected_key, majority_vote};
-use super::strategy::{prompt, ItemResult, RunConfig, Sample, Strategy, ANSWER_CAP};
+use super::strategy::{prompt_ids, ItemResult, RunConfig, Sample, Strategy, ANSWER_CAP};
 use super::task::Task;
 use super::trace::{Next, Trace, FORCED_ANSWER};
 use crate::batch::{BatchDecoder, BatchSample};
-use crate::chat::{chat_tokens, Message, SystemPrompt};
 use crate::error::Result;
 use crate::session::Session;
 
@@ -72,8 +71,7 @@ impl ItemRunner {
         let first = self.samples.len();
         match &mut self.work {
             Work::Between => {
-                let ids =
-                    chat_tokens(tok, &[Message::user(&prompt(&self.task, self.cfg.strategy))], SystemPrompt::Default)?;
+                let ids = prompt_ids(tok, &self.task, self.cfg.strategy)?;
                 let trace = || Trace::new(self.cfg.strategy, self.cfg.budget);
                 self.work = if self.batched {
                     // With long budgets, fewer samples decode at a time.

@@ -9,8 +9,10 @@
 use super::answer::VoteResult;
 use super::stats::wilson_interval;
 use super::task::Task;
+use crate::chat::{chat_tokens, Message, SystemPrompt};
 use crate::error::{EngineError, Result};
 use crate::sampler::SamplerSettings;
+use crate::tokenizer::Tokenizer;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +92,12 @@ impl RunConfig {
     }
 }
 
+/// The tokens a task's samples under `strategy` are generated from: `prompt` as the user's
+/// turn of the chat template, with the model's default system prompt.
+pub fn prompt_ids(tok: &Tokenizer, task: &Task, strategy: Strategy) -> Result<Vec<u32>> {
+    chat_tokens(tok, &[Message::user(&prompt(task, strategy))], SystemPrompt::Default)
+}
+
 /// The prompt for a task under a strategy.
 pub fn prompt(task: &Task, strategy: Strategy) -> String {
     match strategy {
@@ -116,6 +124,18 @@ pub struct Sample {
     pub forced_answer: bool,
     /// The budget ran out before the model wrote its own `Answer:` line.
     pub truncated: bool,
+    /// The ids the model generated, in order (a forced `Answer:` is not among them).
+    #[serde(default)]
+    pub tokens: Vec<u32>,
+}
+
+impl Sample {
+    /// The generated tokens that follow one another in the model's context: all of them,
+    /// or, when `Answer:` was forced in, those before it. What depth is scored on.
+    pub fn continuous_tokens(&self) -> &[u32] {
+        let n = if self.forced_answer { self.reasoning_tokens } else { self.tokens.len() };
+        &self.tokens[..n.min(self.tokens.len())]
+    }
 }
 
 /// The result of one task under one strategy.

@@ -65,6 +65,7 @@ impl Trace {
     pub fn push(&mut self, tokenizer: &Tokenizer, token: u32) -> Next {
         let stop = tokenizer.ends_reply(token);
         let piece = if stop { String::new() } else { self.stream.push(tokenizer.token_bytes(token)) };
+        self.sample.tokens.push(token);
         match self.phase {
             Phase::Reason => {
                 self.sample.reasoning_tokens += 1;

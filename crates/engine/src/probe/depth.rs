@@ -1,0 +1,188 @@
+//! Depth, not length: how deep inside the model each token of a reply settles (Chen et al.
+//! 2026, "Think Deep, Not Just Long"). For the position that produced token t and each layer
+//! l = 1..L, p_{t,l} = softmax(head(final_norm(h_{t,l}))) over the whole vocabulary (the
+//! logit lens of every layer); D_{t,l} is the Jensen–Shannon divergence between the model's
+//! own p_{t,L} and p_{t,l}, natural logarithms (0 to ln 2). The token settles at
+//! c_t = the smallest l with min_{j ≤ l} D_{t,j} ≤ g, and is deep-thinking when
+//! c_t ≥ ⌈ρ · L⌉; a reply's deep-thinking ratio (DTR) is deep tokens / tokens.
+//!
+//! The reply is scored teacher-forced: one prefill over prompt + reply keeps every layer's
+//! hidden state at the reply-producing positions (`Model::forward_states`), then the output
+//! head takes positions × layers rows in chunks (one matmul per chunk, the head read once
+//! per chunk), so the distributions of only one chunk exist at a time. The divergences are
+//! kept, so settling depths and the DTR for any g and ρ are a pure function of them
+//! (`settle`, `Thresholds::deep`), without the model.
+
+use crate::arch::Model;
+use crate::error::{EngineError, Result};
+use crate::kv_cache::KvCache;
+use crate::parallel;
+use serde::{Deserialize, Serialize};
+
+/// The study's defaults.
+pub const DEFAULT_G: f64 = 0.5;
+pub const DEFAULT_RHO: f64 = 0.85;
+
+/// Rows (positions × layers) the output head takes at once: 128 rows of a 49,152-token
+/// vocabulary are 25 MB of logits, small enough for the browser's worker, large enough that
+/// the head's weights are read once for many rows (the prefill kernel's regime).
+const CHUNK_ROWS: usize = 128;
+
+/// One scored token: its id and, per layer 1..=L, D_{t,l} (the last is 0).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenDepth {
+    pub id: u32,
+    pub jsd: Vec<f32>,
+}
+
+/// The two thresholds of the definition, checked: g in [0, ln 2] (the range of D), ρ in [0, 1].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    pub g: f64,
+    pub rho: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self { g: DEFAULT_G, rho: DEFAULT_RHO }
+    }
+}
+
+impl Thresholds {
+    /// Refuses a g outside [0, ln 2] or a ρ outside [0, 1], naming the range.
+    pub fn new(g: f64, rho: f64) -> Result<Self> {
+        if !(0.0..=std::f64::consts::LN_2).contains(&g) {
+            return Err(EngineError::InvalidState(format!(
+                "g must be 0 to ln 2 = 0.6931 (the range of a Jensen–Shannon divergence), got {g}"
+            )));
+        }
+        if !(0.0..=1.0).contains(&rho) {
+            return Err(EngineError::InvalidState(format!("rho must be 0 to 1, got {rho}")));
+        }
+        Ok(Self { g, rho })
+    }
+
+    /// ⌈ρ · L⌉, the first deep layer. ρ · L is computed in binary, so a product that is a
+    /// whole number in decimal (0.1 × 30) may come out a hair above it; that hair is not
+    /// rounded up to the next layer.
+    pub fn first_deep_layer(&self, layers: usize) -> usize {
+        (self.rho * layers as f64 - 1e-9).ceil().max(0.0) as usize
+    }
+
+    /// Whether a token with divergences `jsd` is deep-thinking.
+    pub fn deep(&self, jsd: &[f32]) -> bool {
+        settle(jsd, self.g) >= self.first_deep_layer(jsd.len())
+    }
+
+    /// Deep tokens and the DTR of a reply (`None` for a reply of no tokens).
+    pub fn ratio<'a>(&self, tokens: impl IntoIterator<Item = &'a [f32]>) -> (usize, Option<f64>) {
+        let (mut deep, mut n) = (0, 0);
+        for jsd in tokens {
+            n += 1;
+            deep += usize::from(self.deep(jsd));
+        }
+        (deep, (n > 0).then(|| deep as f64 / n as f64))
+    }
+}
+
+/// c_t: the smallest layer l (1-based) with min_{j ≤ l} D_j ≤ g. The last layer's D is 0, so
+/// every token of a scored reply settles; a vector that never comes within g (not one this
+/// module makes) gives L + 1.
+pub fn settle(jsd: &[f32], g: f64) -> usize {
+    let mut low = f64::INFINITY;
+    for (l, &d) in jsd.iter().enumerate() {
+        low = low.min(d as f64);
+        if low <= g {
+            return l + 1;
+        }
+    }
+    jsd.len() + 1
+}
+
+/// Scores `reply` as if the model had written it after `prompt` (teacher forcing): one
+/// prefill over both, then every reply token's D_{t,l} for l = 1..L.
+pub fn score(model: &Model, prompt: &[u32], reply: &[u32]) -> Result<Vec<TokenDepth>> {
+    if prompt.is_empty() {
+        return Err(EngineError::InvalidPrompt("the prompt is empty".into()));
+    }
+    if reply.is_empty() {
+        return Err(EngineError::InvalidPrompt("the reply has no tokens to score".into()));
+    }
+    let all: Vec<u32> = prompt.iter().chain(reply).copied().collect();
+    // Token i of the reply is produced by the position just before it.
+    let first = prompt.len() - 1;
+    let keep = first..first + reply.len();
+    let (_, states) = model.forward_states(&all, 0, &mut KvCache::new(&model.config), keep)?;
+    let jsd = divergences(model, &states.rows, states.layers)?;
+    Ok(reply.iter().zip(jsd).map(|(&id, jsd)| TokenDepth { id, jsd }).collect())
+}
+
+/// D_{t,l} for hidden states `rows`, position-major with `layers` rows per position (as
+/// `LayerStates` holds them; the last of each position is the final layer's): per position,
+/// `layers` divergences from that position's last row.
+pub fn divergences(model: &Model, rows: &[f32], layers: usize) -> Result<Vec<Vec<f32>>> {
+    let (width, vocab) = (model.config.embedding, model.config.vocab);
+    if layers == 0 || !rows.len().is_multiple_of(width * layers) {
+        return Err(EngineError::InvalidState(format!(
+            "{} values are not whole positions of {layers} rows of {width}",
+            rows.len()
+        )));
+    }
+    let positions = rows.len() / (width * layers);
+    let per_chunk = (CHUNK_ROWS / layers).max(1);
+    let mut out = Vec::with_capacity(positions);
+    for chunk in rows.chunks(per_chunk * layers * width) {
+        let n = chunk.len() / (width * layers);
+        // Each row of logits becomes its log-probabilities, in place.
+        let mut log_probs = model.head(chunk)?;
+        parallel::items(&mut log_probs, n * layers, n * layers * vocab * 4, |_, part| {
+            part.chunks_exact_mut(vocab).for_each(log_softmax)
+        });
+        // The final layer's probabilities, which every layer of its position is compared with.
+        let mut last = vec![0f32; n * vocab];
+        for (t, p) in last.chunks_exact_mut(vocab).enumerate() {
+            let lp = &log_probs[((t + 1) * layers - 1) * vocab..][..vocab];
+            p.iter_mut().zip(lp).for_each(|(p, &l)| *p = l.exp());
+        }
+        let mut d = vec![0f32; n * layers];
+        parallel::items(&mut d, n * layers, n * layers * vocab * 8, |range, part| {
+            for (r, slot) in range.zip(part) {
+                let t = r / layers;
+                let lp = &log_probs[((t + 1) * layers - 1) * vocab..][..vocab];
+                *slot = jensen_shannon(&last[t * vocab..][..vocab], lp, &log_probs[r * vocab..][..vocab]);
+            }
+        });
+        out.extend(d.chunks_exact(layers).map(<[f32]>::to_vec));
+    }
+    Ok(out)
+}
+
+/// ln softmax, in place: z - max - ln Σ exp(z - max), the sum in f64.
+fn log_softmax(z: &mut [f32]) {
+    let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f64 = z.iter().map(|&v| ((v - max).exp()) as f64).sum();
+    let shift = max + sum.ln() as f32;
+    z.iter_mut().for_each(|v| *v -= shift);
+}
+
+/// JS(p, q) = ½ Σ p ln(p/m) + ½ Σ q ln(q/m), m = (p + q) / 2, from p's probabilities and
+/// both log-probabilities (natural logarithms, so 0 to ln 2), summed in f64. Where p and q
+/// are equal the term is exactly 0 and is not computed, so JS(p, p) is exactly 0 (the last
+/// layer's D).
+fn jensen_shannon(p: &[f32], lp: &[f32], lq: &[f32]) -> f32 {
+    let mut sum = 0f64;
+    for ((&p, &lp), &lq) in p.iter().zip(lp).zip(lq) {
+        if lp == lq {
+            continue;
+        }
+        let q = lq.exp();
+        let m = 0.5 * (p + q);
+        // Both below f32's range: the term is below 1e-36, and ln 0 would make it NaN.
+        if m == 0.0 {
+            continue;
+        }
+        let lm = m.ln();
+        sum += (p * (lp - lm) + q * (lq - lm)) as f64;
+    }
+    (0.5 * sum) as f32
+}

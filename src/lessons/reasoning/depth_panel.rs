@@ -1,0 +1,89 @@
+//! "Depth, not length", measured on the run just made: the deep-thinking ratio of every
+//! trace (Chen et al. 2026) with g and ρ adjustable, what measuring it cost, and the three
+//! views of it (the scatter with its correlations, one trace coloured by depth, Think@n).
+//! Every figure is recomputed from the divergences the worker sent, so the sliders redraw
+//! without the model.
+
+use super::depth_record::{cost, points, think_tasks};
+use super::depth_scatter::DepthScatter;
+use super::depth_trace::DepthTrace;
+use super::lab::Lab;
+use super::think_at_n::ThinkAtN;
+use crate::ui::field::Slider;
+use engine::probe::depth::{Thresholds, DEFAULT_G, DEFAULT_RHO};
+use leptos::prelude::*;
+
+#[component]
+pub fn DepthPanel(lab: Lab) -> impl IntoView {
+    let g = RwSignal::new(DEFAULT_G);
+    let rho = RwSignal::new(DEFAULT_RHO);
+    // The sliders stay within the ranges `Thresholds::new` accepts.
+    let thresholds = Memo::new(move |_| Thresholds::new(g.get(), rho.get()).unwrap_or_default());
+    let shown = Memo::new(move |_| {
+        lab.run.with(|run| {
+            let run = run.as_ref()?;
+            lab.depth.with(|records| {
+                let t = thresholds.get();
+                let points = points(run, records, t);
+                (!points.is_empty()).then(|| (points, think_tasks(run, records, t), cost(run, records), run.experiment.clone()))
+            })
+        })
+    });
+    move || {
+        let Some((points, tasks, (generation_ms, depth_ms), experiment)) = shown.get() else {
+            return lab
+                .run
+                .with(|r| r.as_ref().is_some_and(|r| !r.experiment.strategies.iter().any(|&s| r.experiment.scores_depth(s))))
+                .then(|| {
+                    view! {
+                        <p class="hint" data-testid="depth-none">
+                            "Depth is measured on chain-of-thought and self-consistency traces when \"Measure depth\" is ticked: tick both and run again to see it here."
+                        </p>
+                    }
+                })
+                .into_any();
+        };
+        let factor = (generation_ms + depth_ms) / generation_ms.max(1e-9);
+        let layers = points[0].depth.tokens.first().map_or(0, |t| t.jsd.len());
+        let first_deep = thresholds.get().first_deep_layer(layers);
+        view! {
+            <section class="depth-section" data-testid="depth" aria-labelledby="l3-depth">
+                <h3 id="l3-depth">"Depth, not length: how deep each token settles"</h3>
+                <p>
+                    "For every token t of a trace and every layer l = 1…L (L = " {layers} "), the page has "
+                    <em>"p"<sub>"t,l"</sub></em>" = softmax(head(norm(h"<sub>"t,l"</sub>"))), that layer's prediction read through the model's own output head, and "
+                    <em>"D"<sub>"t,l"</sub></em>" = JSD(p"<sub>"t,L"</sub>", p"<sub>"t,l"</sub>"), its Jensen–Shannon divergence from the model's final prediction (natural log, 0 to ln 2). The token "
+                    <em>"settles"</em>" at c"<sub>"t"</sub>" = the smallest l with min"<sub>"j ≤ l"</sub>" D"<sub>"t,j"</sub>" ≤ g, and is deep-thinking when c"<sub>"t"</sub>" ≥ ⌈ρ·L⌉ (here layer "
+                    {first_deep} "). A trace's deep-thinking ratio (DTR) is its deep tokens over its tokens."
+                </p>
+                <div class="lab-grid">
+                    <Slider
+                        id="l3-depth-g" testid="depth-g" label="g (settled when D ≤ g)"
+                        min=0.0 max=0.69 step=0.01 readout={|v| format!("{v:.2}")}
+                        value=g set=move |v: f64| g.set(v)
+                    >
+                        "The default 0.5 is the study's."
+                    </Slider>
+                    <Slider
+                        id="l3-depth-rho" testid="depth-rho" label="ρ (deep from layer ⌈ρ·L⌉)"
+                        min=0.0 max=1.0 step=0.05 readout={|v| format!("{v:.2}")}
+                        value=rho set=move |v: f64| rho.set(v)
+                    >
+                        "The default 0.85 is the study's."
+                    </Slider>
+                </div>
+                <p data-testid="depth-cost" data-factor=format!("{factor:.2}")>
+                    {format!(
+                        "Measuring depth on this run took {:.1} s on top of the {:.1} s these traces took to write: {factor:.1}× the time of the same run without it.",
+                        depth_ms / 1000.0,
+                        generation_ms / 1000.0
+                    )}
+                </p>
+                <DepthScatter points=points.clone() seed=experiment.seed/>
+                <DepthTrace points=points thresholds=thresholds/>
+                <ThinkAtN tasks=tasks budget=experiment.budget samples=experiment.samples/>
+            </section>
+        }
+        .into_any()
+    }
+}
