@@ -488,7 +488,8 @@ pub struct TokenCost {
 /// speculative cycle emitted it first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DrawCell {
-    /// `None`: every other token, each expected less than once, together.
+    /// `None`: every other token (each expected less than once), together, with the draws
+    /// that fell among them.
     pub token: Option<u32>,
     pub text: String,
     pub prob: f32,

@@ -163,13 +163,14 @@ pub async fn spec_draws(
         }
     }
     let text_of = |t: u32| state::with(|s| s.model().map(|m| m.tokenizer.token_text(t)));
-    // Each token expected at least once, or drawn, has its own cell (most likely first);
-    // the rest of the target's mass is one more cell, into which nothing was drawn.
+    // Each token expected at least once has its own cell (most likely first); all the others
+    // are one more cell, with every draw that fell among them. The cells are fixed by the
+    // target alone, before looking at the draws: a drawn rare token does not get its own.
     let n = done as f64;
     let mut cells: Vec<DrawCell> = target
         .candidates
         .iter()
-        .filter(|c| c.final_prob as f64 * n >= 1.0 || counts.contains_key(&c.id))
+        .filter(|c| c.final_prob as f64 * n >= 1.0)
         .map(|c| DrawCell {
             token: Some(c.id),
             text: text_of(c.id).unwrap_or_default(),
@@ -177,9 +178,11 @@ pub async fn spec_draws(
             count: counts.get(&c.id).copied().unwrap_or(0),
         })
         .collect();
-    let rest = 1.0 - cells.iter().map(|c| c.prob as f64).sum::<f64>();
-    if rest > 1e-9 {
-        cells.push(DrawCell { token: None, text: String::new(), prob: rest as f32, count: 0 });
+    let rest_prob = 1.0 - cells.iter().map(|c| c.prob as f64).sum::<f64>();
+    let rest_count = done as u64 - cells.iter().map(|c| c.count).sum::<u64>();
+    if rest_prob > 1e-9 || rest_count > 0 {
+        let prob = rest_prob.max(0.0) as f32;
+        cells.push(DrawCell { token: None, text: String::new(), prob, count: rest_count });
     }
     Ok(Response::StageSpecDraws { cells, trials: done, first_accepted })
 }

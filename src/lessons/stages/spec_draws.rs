@@ -44,7 +44,7 @@ pub fn SpecDraws(
     #[prop(into)] draft_len: Signal<usize>,
     #[prop(into)] temperature: Signal<f32>,
 ) -> impl IntoView {
-    let trials = RwSignal::new(400usize);
+    let trials = RwSignal::new(200usize);
     let draws = RwSignal::new(None::<Draws>);
     let progress = RwSignal::new(None::<(usize, usize)>);
     let error = RwSignal::new(None::<String>);
