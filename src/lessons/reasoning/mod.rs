@@ -17,6 +17,7 @@ mod results;
 mod results_table;
 mod run;
 mod runner;
+pub mod saved_runs;
 mod scaling_chart;
 mod settings;
 
