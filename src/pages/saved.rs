@@ -6,7 +6,7 @@
 use crate::lessons::reasoning::saved_runs;
 use crate::playground::persist;
 use crate::playground::saved::from_json;
-use crate::routes::{href, set_title};
+use crate::routes::set_title;
 use crate::ui::download::download;
 use crate::ui::store::{self, date_text, Entry, Record};
 use leptos::prelude::*;
@@ -211,7 +211,8 @@ fn item(
                         } else {
                             "/learn/reasoning"
                         };
-                        navigate(&href(path), NavigateOptions::default());
+                        // The router puts the site's base path in front.
+                        navigate(path, NavigateOptions::default());
                     });
                 }
             };

@@ -113,11 +113,18 @@ fn unreadable(why: &str) -> String {
 /// an item of its own.
 pub fn keep_saved(chat: Chat) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
+    // What was last saved or restored: the same again is not saved (its date would change).
     let last = StoredValue::new(None::<Record>);
     Effect::new(move |_| {
         chat.conversation.track();
         let _ = chat.setup();
         if !chat.restored.get() || chat.running.get() != 0 {
+            return;
+        }
+        if last.with_value(Option::is_none) {
+            if let (Some(setup), Some(id)) = (chat.setup_untracked(), chat.id.try_get_value()) {
+                last.set_value(Some(record(&id, &setup, &chat.conversation.get_untracked())));
+            }
             return;
         }
         if let Some(handle) = pending.get_value() {
@@ -158,7 +165,7 @@ fn save(chat: Chat, last: StoredValue<Option<Record>>) {
     let record = record(&id, &setup, &conversation);
     // The same body as last time (a restored conversation, a setting set back): its date stays.
     if last
-        .try_with_value(|l| l.as_ref().is_some_and(|l| l.body == record.body))
+        .try_with_value(|l| l.as_ref().is_some_and(|l| l.id == record.id && l.body == record.body))
         .unwrap_or(false)
     {
         return;

@@ -148,7 +148,7 @@ pub async fn list() -> Result<Vec<Entry>, String> {
             (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
             (Err(_), Err(_)) => a.id.cmp(&b.id),
         });
-        Ok(entries)
+        Ok::<_, String>(entries)
     }
     .await;
     db.close();
@@ -162,7 +162,7 @@ pub async fn get(id: &str) -> Result<Option<Entry>, String> {
         let tx = transaction(&db, ITEMS, IdbTransactionMode::Readonly)?;
         let items = tx.object_store(ITEMS).map_err(unavailable)?;
         let value = answer(&items.get(&JsValue::from_str(id)).map_err(unavailable)?).await?;
-        Ok((!value.is_undefined()).then(|| entry(JsValue::from_str(id), value)))
+        Ok::<_, String>((!value.is_undefined()).then(|| entry(JsValue::from_str(id), value)))
     }
     .await;
     db.close();
@@ -191,7 +191,7 @@ pub async fn pointer(name: &str) -> Result<Option<String>, String> {
         let tx = transaction(&db, POINTERS, IdbTransactionMode::Readonly)?;
         let pointers = tx.object_store(POINTERS).map_err(unavailable)?;
         let value = answer(&pointers.get(&JsValue::from_str(name)).map_err(unavailable)?).await?;
-        Ok(value.as_string())
+        Ok::<_, String>(value.as_string())
     }
     .await;
     db.close();
