@@ -50,8 +50,8 @@ fn imported(text: &str) -> Result<Vec<Record>, String> {
         .map_err(|e| format!("This file is not saved work from this site ({e})."))?;
     if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
         // Perhaps one conversation, as the playground's Export writes it.
-        let (setup, conversation) = from_json(text)
-            .map_err(|e| format!("{e} (Nor is it a saved-work export.)"))?;
+        let (setup, conversation) =
+            from_json(text).map_err(|e| format!("{e} (Nor is it a saved-work export.)"))?;
         let id = store::new_id(persist::KIND);
         return Ok(vec![persist::record(&id, &setup, &conversation)]);
     }
@@ -70,7 +70,13 @@ fn imported(text: &str) -> Result<Vec<Record>, String> {
         .map(|(i, item)| {
             let record = Record::from_text(&item.to_string())
                 .map_err(|e| format!("Item {} of the file cannot be read: {e}", i + 1))?;
-            check(&record).map_err(|e| format!("Item {} of the file ({}) cannot be read: {e}", i + 1, record.title))?;
+            check(&record).map_err(|e| {
+                format!(
+                    "Item {} of the file ({}) cannot be read: {e}",
+                    i + 1,
+                    record.title
+                )
+            })?;
             Ok(record)
         })
         .collect()
@@ -112,8 +118,18 @@ pub fn Saved() -> impl IntoView {
         };
         let json = serde_json::to_string_pretty(&file).unwrap_or_default();
         message.set(Some(
-            match download("inference-playground-saved-work.json", "application/json", &json) {
-                Ok(()) if left_out > 0 => (true, format!("Exported {} items; {left_out} unreadable ones were left out.", file.items.len())),
+            match download(
+                "inference-playground-saved-work.json",
+                "application/json",
+                &json,
+            ) {
+                Ok(()) if left_out > 0 => (
+                    true,
+                    format!(
+                        "Exported {} items; {left_out} unreadable ones were left out.",
+                        file.items.len()
+                    ),
+                ),
                 Ok(()) => (true, format!("Exported {} items.", file.items.len())),
                 Err(e) => (false, format!("The download failed: {e}")),
             },
@@ -126,7 +142,10 @@ pub fn Saved() -> impl IntoView {
         };
         input.set_value("");
         wasm_bindgen_futures::spawn_local(async move {
-            let text = JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
+            let text = JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|t| t.as_string());
             let records = match text {
                 None => Err("The file could not be read as text.".to_string()),
                 Some(text) => imported(&text),
@@ -136,7 +155,14 @@ pub fn Saved() -> impl IntoView {
                 Err(e) => Err(e),
             };
             message.try_set(Some(match result {
-                Ok(n) => (true, format!("Imported {n} {} from {}.", if n == 1 { "item" } else { "items" }, file.name())),
+                Ok(n) => (
+                    true,
+                    format!(
+                        "Imported {n} {} from {}.",
+                        if n == 1 { "item" } else { "items" },
+                        file.name()
+                    ),
+                ),
                 Err(e) => (false, e),
             }));
             reload();

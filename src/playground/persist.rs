@@ -58,7 +58,9 @@ pub fn restore(chat: Chat, query: String, notices: RwSignal<Vec<String>>) {
     }
     wasm_bindgen_futures::spawn_local(async move {
         let stored = match store::pointer(CURRENT).await {
-            Ok(Some(id)) => store::get(&id).await.map(|entry| entry.map(|e| (id, e.record))),
+            Ok(Some(id)) => store::get(&id)
+                .await
+                .map(|entry| entry.map(|e| (id, e.record))),
             Ok(None) => Ok(None),
             Err(e) => Err(e),
         };
@@ -123,7 +125,11 @@ pub fn keep_saved(chat: Chat) {
         }
         if last.with_value(Option::is_none) {
             if let (Some(setup), Some(id)) = (chat.setup_untracked(), chat.id.try_get_value()) {
-                last.set_value(Some(record(&id, &setup, &chat.conversation.get_untracked())));
+                last.set_value(Some(record(
+                    &id,
+                    &setup,
+                    &chat.conversation.get_untracked(),
+                )));
             }
             return;
         }
@@ -165,7 +171,10 @@ fn save(chat: Chat, last: StoredValue<Option<Record>>) {
     let record = record(&id, &setup, &conversation);
     // The same body as last time (a restored conversation, a setting set back): its date stays.
     if last
-        .try_with_value(|l| l.as_ref().is_some_and(|l| l.id == record.id && l.body == record.body))
+        .try_with_value(|l| {
+            l.as_ref()
+                .is_some_and(|l| l.id == record.id && l.body == record.body)
+        })
         .unwrap_or(false)
     {
         return;

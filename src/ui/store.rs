@@ -135,7 +135,9 @@ pub async fn list() -> Result<Vec<Entry>, String> {
         let tx = transaction(&db, ITEMS, IdbTransactionMode::Readonly)?;
         let items = tx.object_store(ITEMS).map_err(unavailable)?;
         // Both in key order, from the same transaction: the i-th key is the i-th value's.
-        let keys: Array = answer(&items.get_all_keys().map_err(unavailable)?).await?.into();
+        let keys: Array = answer(&items.get_all_keys().map_err(unavailable)?)
+            .await?
+            .into();
         let values: Array = answer(&items.get_all().map_err(unavailable)?).await?.into();
         let mut entries: Vec<Entry> = keys
             .iter()
@@ -190,7 +192,12 @@ pub async fn pointer(name: &str) -> Result<Option<String>, String> {
     let result = async {
         let tx = transaction(&db, POINTERS, IdbTransactionMode::Readonly)?;
         let pointers = tx.object_store(POINTERS).map_err(unavailable)?;
-        let value = answer(&pointers.get(&JsValue::from_str(name)).map_err(unavailable)?).await?;
+        let value = answer(
+            &pointers
+                .get(&JsValue::from_str(name))
+                .map_err(unavailable)?,
+        )
+        .await?;
         Ok::<_, String>(value.as_string())
     }
     .await;
@@ -217,7 +224,9 @@ fn entry(key: JsValue, value: JsValue) -> Entry {
     let id = key.as_string().unwrap_or_else(|| format!("{key:?}"));
     let record = match value.as_string() {
         Some(text) => Record::from_text(&text),
-        None => Err("It was saved by another version of the site (not a record this version reads).".into()),
+        None => Err(
+            "It was saved by another version of the site (not a record this version reads).".into(),
+        ),
     };
     Entry { id, record }
 }
@@ -235,7 +244,11 @@ async fn open() -> Result<IdbDatabase, String> {
     let upgrade = Closure::<dyn FnMut(JsValue)>::new({
         let request = request.clone();
         move |_| {
-            if let Some(db) = request.result().ok().and_then(|r| r.dyn_into::<IdbDatabase>().ok()) {
+            if let Some(db) = request
+                .result()
+                .ok()
+                .and_then(|r| r.dyn_into::<IdbDatabase>().ok())
+            {
                 for name in [ITEMS, POINTERS] {
                     if !db.object_store_names().contains(name) {
                         let _ = db.create_object_store(name);
@@ -251,8 +264,13 @@ async fn open() -> Result<IdbDatabase, String> {
     db?.dyn_into::<IdbDatabase>().map_err(unavailable)
 }
 
-fn transaction(db: &IdbDatabase, store: &str, mode: IdbTransactionMode) -> Result<IdbTransaction, String> {
-    db.transaction_with_str_and_mode(store, mode).map_err(unavailable)
+fn transaction(
+    db: &IdbDatabase,
+    store: &str,
+    mode: IdbTransactionMode,
+) -> Result<IdbTransaction, String> {
+    db.transaction_with_str_and_mode(store, mode)
+        .map_err(unavailable)
 }
 
 /// The result of `request` once it succeeds, or its error in words.
@@ -264,7 +282,12 @@ async fn answer(request: &IdbRequest) -> Result<JsValue, String> {
             let _ = resolve.call1(&JsValue::NULL, &ok.result().unwrap_or(JsValue::UNDEFINED));
         });
         let on_error = Closure::once_into_js(move |_: JsValue| {
-            let error = failed.error().ok().flatten().map(JsValue::from).unwrap_or(JsValue::NULL);
+            let error = failed
+                .error()
+                .ok()
+                .flatten()
+                .map(JsValue::from)
+                .unwrap_or(JsValue::NULL);
             let _ = reject.call1(&JsValue::NULL, &error);
         });
         request.set_onsuccess(Some(on_success.unchecked_ref()));
@@ -311,7 +334,53 @@ fn names(error: &JsValue) -> (String, String) {
         Some(e) => (e.name(), e.message()),
         None => match error.dyn_ref::<js_sys::Error>() {
             Some(e) => (String::from(e.name()), String::from(e.message())),
-            None => ("Error".into(), error.as_string().unwrap_or_else(|| "no reason given".into())),
+            None => (
+                "Error".into(),
+                error
+                    .as_string()
+                    .unwrap_or_else(|| "no reason given".into()),
+            ),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn a_record_reads_back_and_another_version_is_refused_with_the_reason() {
+        let record = Record::new(
+            "conversation-1",
+            "conversation",
+            "Hi",
+            serde_json::json!({"a": [1, 2]}),
+        );
+        let text = serde_json::to_string(&record).unwrap();
+        assert_eq!(Record::from_text(&text), Ok(record.clone()));
+        let newer = text.replace("\"version\":1", "\"version\":2");
+        assert!(Record::from_text(&newer)
+            .unwrap_err()
+            .contains("version 2; this version reads"));
+        let other = text.replace(FORMAT, "something-else");
+        assert!(Record::from_text(&other)
+            .unwrap_err()
+            .contains("format “something-else”"));
+        assert!(Record::from_text("[1, 2]")
+            .unwrap_err()
+            .contains("another version of the site"));
+        // A stored value that is not text is no record either.
+        let read = entry(JsValue::from_str("x"), js_sys::Object::new().into());
+        assert!(read.record.is_err());
+        assert_eq!(read.id, "x");
+    }
+
+    #[wasm_bindgen_test]
+    fn ids_name_their_kind_and_dates_read_as_local_minutes() {
+        let (a, b) = (new_id("conversation"), new_id("conversation"));
+        assert!(a.starts_with("conversation-") && a != b);
+        assert_eq!(date_text(0.0).len(), "1970-01-01 00:00".len());
+        assert_eq!(model_name(), "SmolLM2-135M-Instruct.Q4_1");
     }
 }

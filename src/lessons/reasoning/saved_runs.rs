@@ -43,9 +43,17 @@ fn title(run: &Run) -> String {
         "Run {}: {} {} on {} {}{}",
         run.number,
         e.strategies.len(),
-        if e.strategies.len() == 1 { "strategy" } else { "strategies" },
+        if e.strategies.len() == 1 {
+            "strategy"
+        } else {
+            "strategies"
+        },
         run.tasks.len(),
-        if run.tasks.len() == 1 { "task" } else { "tasks" },
+        if run.tasks.len() == 1 {
+            "task"
+        } else {
+            "tasks"
+        },
         e.category
             .as_ref()
             .map_or(String::new(), |c| format!(" ({c})"))
@@ -67,7 +75,12 @@ pub fn read(record: &Record) -> Result<Run, String> {
     let expected: Vec<(&str, _)> = run
         .tasks
         .iter()
-        .flat_map(|t| run.experiment.strategies.iter().map(move |&s| (t.id.as_str(), s)))
+        .flat_map(|t| {
+            run.experiment
+                .strategies
+                .iter()
+                .map(move |&s| (t.id.as_str(), s))
+        })
         .collect();
     let got: Vec<(&str, _)> = saved
         .results
