@@ -135,10 +135,9 @@ pub async fn list() -> Result<Vec<Entry>, String> {
         let tx = transaction(&db, ITEMS, IdbTransactionMode::Readonly)?;
         let items = tx.object_store(ITEMS).map_err(unavailable)?;
         // Both in key order, from the same transaction: the i-th key is the i-th value's.
-        let keys: Array = answer(&items.get_all_keys().map_err(unavailable)?)
-            .await?
-            .into();
-        let values: Array = answer(&items.get_all().map_err(unavailable)?).await?.into();
+        let keys = answer(&items.get_all_keys().map_err(unavailable)?);
+        let values = answer(&items.get_all().map_err(unavailable)?);
+        let (keys, values): (Array, Array) = (keys.await?.into(), values.await?.into());
         let mut entries: Vec<Entry> = keys
             .iter()
             .zip(values.iter())
@@ -274,7 +273,10 @@ fn transaction(
 }
 
 /// The result of `request` once it succeeds, or its error in words.
-async fn answer(request: &IdbRequest) -> Result<JsValue, String> {
+///
+/// The handlers are set at once, before anything else can run: a request whose result is
+/// awaited after another's may already have succeeded by then.
+fn answer(request: &IdbRequest) -> impl std::future::Future<Output = Result<JsValue, String>> {
     let promise = Promise::new(&mut |resolve: Function, reject: Function| {
         let ok = request.clone();
         let failed = request.clone();
@@ -293,7 +295,7 @@ async fn answer(request: &IdbRequest) -> Result<JsValue, String> {
         request.set_onsuccess(Some(on_success.unchecked_ref()));
         request.set_onerror(Some(on_error.unchecked_ref()));
     });
-    JsFuture::from(promise).await.map_err(unavailable)
+    async move { JsFuture::from(promise).await.map_err(unavailable) }
 }
 
 /// Waits until a write transaction is committed: only then is the work saved.

@@ -311,7 +311,7 @@ test("a stop sequence ends the answer; Edit replaces a message and drops what fo
   await page.check(sel("mode-chat"));
 });
 
-test("a reply past the page's context is refused and kept, the conversation says it is full and offers a new one", { timeout: MINUTE }, async () => {
+test("a message past the page's context is refused and put back in the box; the conversation says it is full; New conversation starts another", { timeout: MINUTE }, async () => {
   await open();
   await generate(QUESTION, 8);
   const answer = await text("output");
