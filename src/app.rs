@@ -4,7 +4,7 @@ use crate::bridge::Bridge;
 use crate::routes::base_path;
 use crate::ui::{header::Header, model_status::ModelStatusPanel, prefill_progress::PrefillProgress};
 use crate::lessons::{generation::page::GenerationPage, reasoning::page::Reasoning, stages::page::StagesPage};
-use crate::pages::{glossary::Glossary, home::Home, not_found::NotFound, reading::Reading};
+use crate::pages::{glossary::Glossary, home::Home, not_found::NotFound, reading::Reading, saved::Saved};
 use crate::playground::page::Playground;
 use leptos::prelude::*;
 use leptos_router::components::{Route, Router, Routes};
@@ -35,6 +35,7 @@ fn App() -> impl IntoView {
                     <Route path=path!("/playground") view=Playground/>
                     <Route path=path!("/glossary") view=Glossary/>
                     <Route path=path!("/reading") view=Reading/>
+                    <Route path=path!("/saved") view=Saved/>
                 </Routes>
             </main>
             <PrefillProgress/>

@@ -525,7 +525,7 @@ pub struct CycleReport {
 pub struct Turn {
     /// The system message; `None`: the template's default; empty: none at all (chat only).
     pub system: Option<String>,
-    /// The exchanges before `prompt` (chat only).
+    /// The exchanges before `prompt` (in raw text: the texts added before, each with its continuation).
     pub earlier: Vec<Exchange>,
     /// The answer's first tokens, already there: Continue and branches go on from them.
     pub answer: Vec<u32>,

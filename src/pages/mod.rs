@@ -4,3 +4,4 @@ pub mod glossary;
 pub mod home;
 pub mod not_found;
 pub mod reading;
+pub mod saved;

@@ -1,7 +1,8 @@
 //! The playground's state and what its buttons do: every action edits the conversation
 //! (`conversation.rs`), then asks the worker for one answer with the whole conversation
-//! before it, so that the worker's session reuses the cached prefix. A request that fails
-//! puts the conversation back as it was, and says why.
+//! before it, so that the worker's session reuses the cached prefix. Sending adds a turn;
+//! nothing but New conversation (`persist.rs`, which can undo it) empties the conversation.
+//! A request that fails puts the conversation back as it was, and says why.
 
 use super::conversation::{Conversation, Footer, Token};
 use super::link::Setup;
@@ -50,10 +51,17 @@ pub struct Chat {
     pub chat: RwSignal<bool>,
     /// The system prompt; empty: none.
     pub system: RwSignal<String>,
-    /// The conversation's first message.
+    /// The prompt box: the next message (in raw mode: text to add), empty once sent.
     pub prompt: RwSignal<String>,
-    pub reply: RwSignal<String>,
     pub conversation: RwSignal<Conversation>,
+    /// The saved item the conversation is kept in, and whether the store has been read
+    /// (until then nothing is sent or saved, so a saved conversation is never overwritten).
+    pub id: StoredValue<String>,
+    pub restored: RwSignal<bool>,
+    /// Why the last save failed, while it has not succeeded since.
+    pub save_problem: RwSignal<Option<String>>,
+    /// What New conversation put away, while it can be undone.
+    pub put_away: RwSignal<Option<PutAway>>,
     /// The running request's id (0 while none runs) and the exchange it answers.
     pub running: RwSignal<u32>,
     pub answering: RwSignal<Option<usize>>,
@@ -68,8 +76,16 @@ pub struct Chat {
     before: StoredValue<Option<Conversation>>,
 }
 
+/// A conversation New conversation put away: its item, settings and every branch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PutAway {
+    pub id: String,
+    pub setup: Setup,
+    pub conversation: Conversation,
+}
+
 impl Chat {
-    pub fn new(bridge: Bridge, setup: Setup) -> Self {
+    pub fn new(bridge: Bridge, setup: Setup, id: String) -> Self {
         Self {
             bridge,
             settings: RwSignal::new(setup.settings),
@@ -78,8 +94,11 @@ impl Chat {
             chat: RwSignal::new(setup.chat),
             system: RwSignal::new(setup.system),
             prompt: RwSignal::new(setup.prompt),
-            reply: RwSignal::new(String::new()),
             conversation: RwSignal::new(Conversation::default()),
+            id: StoredValue::new(id),
+            restored: RwSignal::new(false),
+            save_problem: RwSignal::new(None),
+            put_away: RwSignal::new(None),
             running: RwSignal::new(0),
             answering: RwSignal::new(None),
             speed: RwSignal::new(Speed::default()),
@@ -103,6 +122,18 @@ impl Chat {
         }
     }
 
+    /// The setup without tracking it, or `None` once the page is gone.
+    pub fn setup_untracked(&self) -> Option<Setup> {
+        Some(Setup {
+            settings: self.settings.try_get_untracked()?,
+            max_tokens: self.max_tokens.try_get_untracked()?,
+            chat: self.chat.try_get_untracked()?,
+            system: self.system.try_get_untracked()?,
+            stop: self.stop.try_get_untracked()?,
+            prompt: self.prompt.try_get_untracked()?,
+        })
+    }
+
     pub fn load(&self, setup: Setup, conversation: Conversation) {
         self.settings.set(setup.settings);
         self.max_tokens.set(setup.max_tokens);
@@ -116,8 +147,9 @@ impl Chat {
         self.problem.set(None);
     }
 
+    /// The model is loaded and the saved conversation read.
     pub fn ready(&self) -> bool {
-        matches!(self.bridge.status().get(), ModelStatus::Ready(_))
+        matches!(self.bridge.status().get(), ModelStatus::Ready(_)) && self.restored.get()
     }
 
     pub fn busy(&self) -> bool {
@@ -132,25 +164,18 @@ impl Chat {
         }
     }
 
-    /// Starts the conversation again from the first prompt (Generate).
-    pub fn generate(&self) {
+    /// Sends the prompt box as the next turn: a message to answer, or in raw mode text
+    /// added to the text so far, which the model continues. The box empties; if the
+    /// request fails, the text comes back to it.
+    pub fn send(&self) {
         let text = self.prompt.get_untracked();
         if self.running_now() || self.empty(&text) {
             return;
         }
-        self.change(|c| {
-            *c = Conversation::default();
-            c.ask(&text)
-        });
-    }
-
-    /// Sends the reply box as the next user message.
-    pub fn send_reply(&self) {
-        let text = self.reply.get_untracked();
-        if self.running_now() || self.empty(&text) {
-            return;
-        }
-        self.change(|c| c.ask(&text));
+        self.prompt.set(String::new());
+        // The new conversation has begun: the one put away stays in Saved work.
+        self.put_away.set(None);
+        self.run_after(|c| c.ask(&text), None, Some(text.clone()));
     }
 
     /// Replaces user message `j`, dropping what followed, and answers it.
@@ -197,6 +222,7 @@ impl Chat {
                 j
             },
             Some(token),
+            None,
         );
     }
 
@@ -207,12 +233,6 @@ impl Chat {
         }
     }
 
-    pub fn start_over(&self) {
-        self.conversation.set(Conversation::default());
-        self.full.set(false);
-        self.problem.set(None);
-        self.open.set(None);
-    }
 
     pub fn stop_running(&self) {
         let id = self.running.get_untracked();
@@ -239,11 +259,17 @@ impl Chat {
     }
 
     fn change(&self, edit: impl FnOnce(&mut Conversation) -> usize) {
-        self.run_after(edit, None)
+        self.run_after(edit, None, None)
     }
 
-    /// Applies `edit` (which returns the exchange to answer) and asks for that answer.
-    fn run_after(&self, edit: impl FnOnce(&mut Conversation) -> usize, force: Option<u32>) {
+    /// Applies `edit` (which returns the exchange to answer) and asks for that answer;
+    /// `sent` is the prompt box's text, put back there if the request fails.
+    fn run_after(
+        &self,
+        edit: impl FnOnce(&mut Conversation) -> usize,
+        force: Option<u32>,
+        sent: Option<String>,
+    ) {
         self.problem.set(None);
         self.before
             .set_value(Some(self.conversation.get_untracked()));
@@ -268,7 +294,6 @@ impl Chat {
         self.speed.set(Speed::default());
         self.answering.set(Some(j));
         let this = *self;
-        let user = c.exchanges[j].user.clone();
         // A first message too long is the message's fault, not the conversation's.
         let continuing = j > 0 || !c.exchanges[j].answer().tokens.is_empty();
         // The page may be left mid-generation: the signals may be gone when a token arrives.
@@ -325,12 +350,6 @@ impl Chat {
                 if stop == StopReason::ContextFull {
                     this.full.try_set(true);
                 }
-                // A reply that was answered leaves the box; one that failed stays in it.
-                this.reply.try_update(|r| {
-                    if *r == user {
-                        r.clear();
-                    }
-                });
                 this.running.try_set(0);
                 this.answering.try_set(None);
             }
@@ -343,6 +362,14 @@ impl Chat {
                 }
                 if let Some(Some(before)) = this.before.try_get_value() {
                     this.conversation.try_set(before);
+                }
+                // A message that was refused goes back to the box, unless something new is there.
+                if let Some(text) = &sent {
+                    this.prompt.try_update(|p| {
+                        if p.is_empty() {
+                            *p = text.clone();
+                        }
+                    });
                 }
                 this.running.try_set(0);
                 this.answering.try_set(None);

@@ -1,12 +1,15 @@
 //! `/playground`: a chat (or raw text) with every setting the engine has, each token's
-//! probabilities and alternatives, branches, and the conversation saved as JSON.
+//! probabilities and alternatives, branches, and the conversation kept in the browser and
+//! saved as JSON.
 
 pub mod chat;
 pub mod controls;
-pub mod engine_threads;
 pub mod conversation;
+pub mod engine_threads;
+pub mod follow;
 pub mod link;
 pub mod page;
+pub mod persist;
 pub mod presets;
 pub mod saved;
 pub mod tokens;

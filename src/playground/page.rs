@@ -1,11 +1,15 @@
 //! `/playground`: a conversation (or raw text) with every setting the engine has, each
 //! token's probabilities and alternatives, branches, and the conversation saved as JSON.
-//! The settings and the first prompt live in the link.
+//! The conversation reads top to bottom, the prompt box and Send under it, the settings
+//! under those (folded away on a narrow screen). It is kept in the browser's store
+//! (`persist.rs`); the settings and the prompt box also live in the link.
 
 use super::chat::Chat;
 use super::controls::SamplerControls;
 use super::engine_threads::EngineThreads;
+use super::follow::keep_newest_in_view;
 use super::link::{from_link, to_link, Setup};
+use super::persist::{self, keep_saved, new_conversation, open_imported, restore, undo_new_conversation};
 use super::presets::playground_defaults;
 use super::saved::{from_json, to_json};
 use super::transcript::Transcript;
@@ -13,11 +17,14 @@ use crate::routes::set_title;
 use crate::bridge::Bridge;
 use crate::ui::address_bar;
 use crate::ui::download::download;
+use crate::ui::store;
 use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use leptos::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 const PATH: &str = "/playground";
+/// Below this width (CSS pixels) the settings start folded away.
+const NARROW: f64 = 700.0;
 
 #[component]
 pub fn Playground() -> impl IntoView {
@@ -25,13 +32,14 @@ pub fn Playground() -> impl IntoView {
     // This page runs the model: it loads now, if no earlier page loaded it.
     expect_context::<crate::bridge::Bridge>().need_model();
     let bridge = expect_context::<Bridge>();
-    let (setup, link_notices) = from_link(
-        &window().location().search().unwrap_or_default(),
-        Setup::new(playground_defaults()),
-    );
+    let query = window().location().search().unwrap_or_default();
+    let (setup, link_notices) = from_link(&query, Setup::new(playground_defaults()));
     let notices = RwSignal::new(link_notices);
-    let chat = Chat::new(bridge, setup);
+    let chat = Chat::new(bridge, setup, store::new_id(persist::KIND));
     provide_context(chat);
+    restore(chat, query, notices);
+    keep_saved(chat);
+    keep_newest_in_view(chat);
     address_bar::keep(PATH.into(), move || to_link(&chat.setup()));
     on_cleanup(move || {
         if let Some(id) = chat.running.try_get_untracked().filter(|&id| id != 0) {
@@ -40,12 +48,18 @@ pub fn Playground() -> impl IntoView {
     });
     let ready = move || chat.ready();
     let busy = move || chat.busy();
+    let started = move || chat.conversation.with(|c| !c.exchanges.is_empty());
+    let wide = window()
+        .inner_width()
+        .ok()
+        .and_then(|w| w.as_f64())
+        .is_some_and(|w| w >= NARROW);
 
     view! {
         <article class="playground">
             <h1>"Playground"</h1>
             <p class="lead">
-                "Write a prompt, choose the settings, and watch the model answer one token at a time. Point at, focus or tap a token to see what else it could have been. Everything runs in this tab."
+                "Write a prompt, choose the settings, and watch the model answer one token at a time. Point at, focus or tap a token to see what else it could have been. Everything runs in this tab, and the conversation is kept in this browser (Saved work)."
             </p>
             {move || {
                 let list = notices.get();
@@ -57,85 +71,14 @@ pub fn Playground() -> impl IntoView {
                     </div>
                 })
             }}
-            <form
-                class="generate-form"
-                on:submit=move |ev| {
-                    ev.prevent_default();
-                    chat.generate();
-                }
-            >
-                <fieldset class="mode">
-                    <legend>"The prompt is"</legend>
-                    <label>
-                        <input type="radio" name="mode" data-testid="mode-chat" disabled=busy prop:checked=move || chat.chat.get() on:change=move |_| chat.chat.set(true)/>
-                        " a chat message: the model answers as an assistant"
-                    </label>
-                    <label>
-                        <input type="radio" name="mode" data-testid="mode-raw" disabled=busy prop:checked=move || !chat.chat.get() on:change=move |_| chat.chat.set(false)/>
-                        " raw text: the model continues it. Written-out control tokens such as <|im_start|> count as such, so you can write the chat template yourself."
-                    </label>
-                </fieldset>
-                <Show when=move || chat.chat.get()>
-                    <div class="system">
-                        <label for="system-prompt">"System prompt"</label>
-                        <textarea
-                            id="system-prompt"
-                            data-testid="system-prompt"
-                            rows="2"
-                            aria-describedby="system-prompt-hint"
-                            prop:value=move || chat.system.get()
-                            on:input=move |ev| chat.system.set(event_target_value(&ev))
-                        ></textarea>
-                        <small id="system-prompt-hint">
-                            {move || if chat.system.with(String::is_empty) {
-                                "None: the conversation has no system turn."
-                            } else if chat.system.with(|s| s == DEFAULT_SYSTEM_PROMPT) {
-                                "The model's default, which its chat template adds when a conversation has none."
-                            } else {
-                                "Your own: it replaces the model's default."
-                            }}
-                        </small>
-                        <div class="row">
-                            <button type="button" data-testid="system-default" on:click=move |_| chat.system.set(DEFAULT_SYSTEM_PROMPT.into())>"Model default"</button>
-                            <button type="button" data-testid="system-none" on:click=move |_| chat.system.set(String::new())>"None"</button>
-                        </div>
-                    </div>
-                </Show>
-                <label for="prompt">{move || if chat.chat.get() { "First message" } else { "Text" }}</label>
-                <textarea
-                    id="prompt"
-                    data-testid="prompt"
-                    rows="4"
-                    placeholder="What is the capital of France?"
-                    aria-describedby="prompt-hint"
-                    prop:value=move || chat.prompt.get()
-                    on:input=move |ev| chat.prompt.set(event_target_value(&ev))
-                    on:keydown=move |ev| {
-                        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-                            ev.prevent_default();
-                            chat.generate();
-                        }
-                    }
-                ></textarea>
-                <small id="prompt-hint">"Generate starts the conversation from this message (Ctrl+Enter); the reply box below goes on with it."</small>
-                <SamplerControls settings=chat.settings max_tokens=chat.max_tokens stop=chat.stop/>
-                <EngineThreads/>
-                <div class="actions">
-                    <button type="submit" data-testid="generate" disabled=move || !ready() || busy()>
-                        "Generate"
-                    </button>
-                    <button type="button" data-testid="stop" disabled=move || !busy() on:click=move |_| chat.stop_running()>
-                        "Stop"
-                    </button>
-                    <output data-testid="tokens-per-second" class="speed" aria-label="Generation speed">
-                        {move || chat.speed.get().text()}
-                    </output>
+            {move || chat.save_problem.get().map(|p| view! { <p class="error" role="alert" data-testid="save-error">{p}</p> })}
+            <Show when=move || chat.put_away.with(Option::is_some)>
+                <div class="put-away" role="status" data-testid="put-away">
+                    <p>"A new conversation. The last one is kept in Saved work."</p>
+                    <button type="button" data-testid="undo-new-conversation" disabled=busy
+                        on:click=move |_| undo_new_conversation(chat)>"Undo: bring it back"</button>
                 </div>
-                <Show when=move || !ready()>
-                    <p class="hint">"Generate is available once the model is ready (see above)."</p>
-                </Show>
-            </form>
-            {move || chat.problem.get().map(|p| view! { <p class="error" role="alert" data-testid="playground-error">{p}</p> })}
+            </Show>
             <div class="view-options">
                 <label>
                     <input type="checkbox" data-testid="colour-tokens" prop:checked=move || chat.colour.get()
@@ -151,32 +94,112 @@ pub fn Playground() -> impl IntoView {
                 <div class="context-full" role="alert" data-testid="context-full">
                     <p>
                         {move || format!(
-                            "This conversation has reached the page's context of {} tokens: the model cannot read more of it. Export it to keep it, then start a new one.",
+                            "This conversation has reached the page's context of {} tokens: the model cannot read more of it. Export it to keep it, then start a new conversation (below the prompt box).",
                             chat.context_cap().unwrap_or_default()
                         )}
                     </p>
-                    <button type="button" data-testid="new-conversation" on:click=move |_| chat.start_over()>"Start a new conversation"</button>
                 </div>
             </Show>
-            <Show when=move || chat.chat.get() && chat.conversation.with(|c| !c.exchanges.is_empty())>
-                <form class="reply" on:submit=move |ev| {
+            <form
+                class="generate-form"
+                on:submit=move |ev| {
                     ev.prevent_default();
-                    chat.send_reply();
-                }>
-                    <label for="reply">"Your reply"</label>
-                    <textarea id="reply" data-testid="reply" rows="2"
-                        prop:value=move || chat.reply.get()
-                        on:input=move |ev| chat.reply.set(event_target_value(&ev))
-                        on:keydown=move |ev| {
-                            if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-                                ev.prevent_default();
-                                chat.send_reply();
-                            }
+                    chat.send();
+                }
+            >
+                <label for="prompt">{move || match (chat.chat.get(), started()) {
+                    (true, false) => "Your message",
+                    (true, true) => "Your next message",
+                    (false, false) => "Text for the model to continue",
+                    (false, true) => "Text to add (the model then continues)",
+                }}</label>
+                <textarea
+                    id="prompt"
+                    data-testid="prompt"
+                    rows="3"
+                    placeholder="What is the capital of France?"
+                    aria-describedby="prompt-hint"
+                    prop:value=move || chat.prompt.get()
+                    on:input=move |ev| chat.prompt.set(event_target_value(&ev))
+                    on:keydown=move |ev| {
+                        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                            ev.prevent_default();
+                            chat.send();
                         }
-                    ></textarea>
-                    <button type="submit" data-testid="send" disabled=move || !ready() || busy()>"Send"</button>
-                </form>
-            </Show>
+                    }
+                ></textarea>
+                <small id="prompt-hint">
+                    {move || if chat.chat.get() {
+                        "Send (Ctrl+Enter) adds your message to the conversation and the model answers it, reading everything above."
+                    } else {
+                        "Send (Ctrl+Enter) adds this text after the text so far, and the model continues it all."
+                    }}
+                </small>
+                <div class="actions">
+                    <button type="submit" data-testid="generate" disabled=move || !ready() || busy()>
+                        "Send"
+                    </button>
+                    <button type="button" data-testid="stop" disabled=move || !busy() on:click=move |_| chat.stop_running()>
+                        "Stop"
+                    </button>
+                    <button type="button" data-testid="new-conversation" disabled=move || busy() || !started()
+                        on:click=move |_| new_conversation(chat)>"New conversation"</button>
+                    <output data-testid="tokens-per-second" class="speed" aria-label="Generation speed">
+                        {move || chat.speed.get().text()}
+                    </output>
+                </div>
+                <Show when=move || !ready()>
+                    <p class="hint">"Send is available once the model is ready (see above)."</p>
+                </Show>
+                {move || chat.problem.get().map(|p| view! { <p class="error" role="alert" data-testid="playground-error">{p}</p> })}
+                <details class="settings" data-testid="settings" open=wide>
+                    <summary>"Settings: mode, system prompt, sampling, length, threads"</summary>
+                    <fieldset class="mode">
+                        <legend>"The prompt is"</legend>
+                        <label>
+                            <input type="radio" name="mode" data-testid="mode-chat" disabled=move || busy() || started() aria-describedby="mode-hint"
+                                prop:checked=move || chat.chat.get() on:change=move |_| chat.chat.set(true)/>
+                            " a chat message: the model answers as an assistant"
+                        </label>
+                        <label>
+                            <input type="radio" name="mode" data-testid="mode-raw" disabled=move || busy() || started() aria-describedby="mode-hint"
+                                prop:checked=move || !chat.chat.get() on:change=move |_| chat.chat.set(false)/>
+                            " raw text: the model continues it. Written-out control tokens such as <|im_start|> count as such, so you can write the chat template yourself."
+                        </label>
+                        <small id="mode-hint">
+                            {move || started().then_some("A conversation keeps its mode: start a new conversation to change it.")}
+                        </small>
+                    </fieldset>
+                    <Show when=move || chat.chat.get()>
+                        <div class="system">
+                            <label for="system-prompt">"System prompt"</label>
+                            <textarea
+                                id="system-prompt"
+                                data-testid="system-prompt"
+                                rows="2"
+                                aria-describedby="system-prompt-hint"
+                                prop:value=move || chat.system.get()
+                                on:input=move |ev| chat.system.set(event_target_value(&ev))
+                            ></textarea>
+                            <small id="system-prompt-hint">
+                                {move || if chat.system.with(String::is_empty) {
+                                    "None: the conversation has no system turn."
+                                } else if chat.system.with(|s| s == DEFAULT_SYSTEM_PROMPT) {
+                                    "The model's default, which its chat template adds when a conversation has none."
+                                } else {
+                                    "Your own: it replaces the model's default."
+                                }}
+                            </small>
+                            <div class="row">
+                                <button type="button" data-testid="system-default" on:click=move |_| chat.system.set(DEFAULT_SYSTEM_PROMPT.into())>"Model default"</button>
+                                <button type="button" data-testid="system-none" on:click=move |_| chat.system.set(String::new())>"None"</button>
+                            </div>
+                        </div>
+                    </Show>
+                    <SamplerControls settings=chat.settings max_tokens=chat.max_tokens stop=chat.stop/>
+                    <EngineThreads/>
+                </details>
+            </form>
             <SaveLoad/>
         </article>
     }
@@ -213,7 +236,7 @@ fn SaveLoad() -> impl IntoView {
             };
             match result {
                 Ok((setup, conversation)) => {
-                    chat.load(setup, conversation);
+                    open_imported(chat, setup, conversation);
                     message.try_set(Some((true, format!("Loaded {}.", file.name()))));
                 }
                 Err(e) => {

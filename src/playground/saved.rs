@@ -67,9 +67,6 @@ pub fn from_json(text: &str) -> Result<(Setup, Conversation), String> {
     }
     check_stop_sequences(&setup.stop)
         .map_err(|e| format!("The file's settings cannot be used: {e}"))?;
-    if !setup.chat && conversation.exchanges.len() > 1 {
-        return Err("The file is in raw mode but holds more than one exchange.".into());
-    }
     check_exchanges(&conversation.exchanges)?;
     Ok((setup, conversation))
 }

@@ -26,6 +26,7 @@ pub fn Header() -> impl IntoView {
                     <li><A href=href("/playground")>"Playground"</A></li>
                     <li><A href=href("/glossary")>"Glossary"</A></li>
                     <li><A href=href("/reading")>"Reading"</A></li>
+                    <li><A href=href("/saved")>"Saved work"</A></li>
                 </ul>
             </nav>
         </header>

@@ -1,5 +1,5 @@
 //! What two or more features share: fields, the header and the model status, numbers and
-//! token texts as the pages print them, prose, settings in the URL.
+//! token texts as the pages print them, prose, settings in the URL, the saved-work store.
 
 pub mod address_bar;
 pub mod chart;
@@ -14,6 +14,7 @@ pub mod model_status;
 pub mod prefill_progress;
 pub mod prose;
 pub mod settings_query;
+pub mod store;
 pub mod stage_order;
 pub mod toc;
 pub mod token_text;

@@ -135,17 +135,21 @@ fn link_order(text: &str) -> Option<Vec<Stage>> {
     })
 }
 
-/// The query that reproduces `settings` and `prompt` (without the `?`).
+/// The query that reproduces `settings` and `prompt` (without the `?`). An empty prompt
+/// (the playground's box after sending) is left out: the page's own then stands.
 pub fn to_query(s: &SamplerSettings, prompt: &str) -> String {
+    let prompt = match prompt.is_empty() {
+        true => String::new(),
+        false => format!("&prompt={}", percent_encode(prompt)),
+    };
     format!(
-        "temperature={}&top_k={}&top_p={}&min_p={}&repeat_penalty={}&seed={}&prompt={}&order={}",
+        "temperature={}&top_k={}&top_p={}&min_p={}&repeat_penalty={}&seed={}{prompt}&order={}",
         s.temperature,
         s.top_k,
         s.top_p,
         s.min_p,
         s.repeat_penalty,
         s.seed,
-        percent_encode(prompt),
         order_text(&s.order)
     )
 }

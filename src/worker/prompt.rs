@@ -10,16 +10,23 @@ pub fn prompt_ids(model: &Model, prompt: &str, chat: bool) -> Result<Vec<u32>, S
 }
 
 /// The context of a prompt inside a conversation: the system turn and earlier exchanges
-/// (chat only), the prompt, then the answer's first tokens.
+/// (in chat, through the template; in raw text, each added text followed by the tokens
+/// that continued it), the prompt, then the answer's first tokens.
 pub fn turn_ids(model: &Model, prompt: &str, chat: bool, turn: &Turn) -> Result<Vec<u32>, String> {
     let mut ids = if chat {
         let system = turn.system.as_deref().unwrap_or(DEFAULT_SYSTEM_PROMPT);
         conversation_tokens(&model.tokenizer, system, &turn.earlier, prompt)
             .map_err(|e| e.to_string())?
-    } else if turn.system.is_some() || !turn.earlier.is_empty() {
-        return Err("Raw text has no system prompt and no earlier turns.".into());
+    } else if turn.system.is_some() {
+        return Err("Raw text has no system prompt.".into());
     } else {
-        prompt_ids(model, prompt, false)?
+        let mut ids = Vec::new();
+        for e in &turn.earlier {
+            ids.extend(prompt_ids(model, &e.user, false)?);
+            ids.extend(&e.answer);
+        }
+        ids.extend(prompt_ids(model, prompt, false)?);
+        ids
     };
     ids.extend(&turn.answer);
     Ok(ids)

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { assertAccessible, MINUTE, openSession, READY, SETTLED, tabTo } from "./session.mjs";
 
-const ROUTES = ["/", "/learn/generation", "/learn/stages", "/learn/reasoning", "/playground", "/glossary", "/reading", "/no/such/page"];
+const ROUTES = ["/", "/learn/generation", "/learn/stages", "/learn/reasoning", "/playground", "/glossary", "/reading", "/saved", "/no/such/page"];
 const id = (testid) => `[data-testid=${testid}]`;
 
 let session, page;

@@ -22,6 +22,7 @@ const ROUTES = [
   ["/playground", "Playground"],
   ["/glossary", title("glossary.md")],
   ["/reading", title("reading.md")],
+  ["/saved", "Saved work"],
 ];
 
 let session, server, browser, page, url;
@@ -91,7 +92,7 @@ test("every route renders from a deep link, through the menu, and back", { timeo
   assert.match(await page.textContent("main h1"), /does not exist/);
 
   await page.goto(url("/"));
-  const menu = ["1. Generation", "2. Stages", "3. Reasoning", "Playground", "Glossary", "Reading"];
+  const menu = ["1. Generation", "2. Stages", "3. Reasoning", "Playground", "Glossary", "Reading", "Saved work"];
   for (const [i, label] of menu.entries()) {
     await page.click(`nav >> text="${label}"`);
     await page.waitForURL(url(ROUTES[i + 1][0]));

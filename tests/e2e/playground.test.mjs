@@ -1,6 +1,8 @@
 // The playground (/playground) on the built site: its settings and presets in the link,
-// a conversation whose second turn reuses the KV cache, each token's alternatives and a
-// branch from one, export and import, and greedy output equal to the native CLI's.
+// a conversation whose turns are added by Send and reuse the KV cache, New conversation and
+// its undo, each token's alternatives and a branch from one, export and import, and greedy
+// output equal to the native CLI's. (Keeping the conversation across pages and reloads:
+// saved.test.mjs.)
 //
 // The CLI comparison needs the native binary: `cargo build --release -p playground-cli`
 // (scripts/test.sh builds it with the native tests); it is looked for in $CARGO_TARGET_DIR.
@@ -45,13 +47,22 @@ async function idle() {
   await page.waitForSelector(sel("summary"), { timeout: MINUTE });
 }
 
-/** Presses Generate with `prompt` and at most `max` tokens; waits for the answer. */
-async function generate(prompt, max) {
+/** Sends `prompt` as the next turn, with at most `max` tokens; waits for the answer. */
+async function send(prompt, max) {
   await page.fill(sel("prompt"), prompt);
-  await page.fill(sel("max-tokens"), String(max));
+  if (max) await page.fill(sel("max-tokens"), String(max));
   await page.click(sel("generate"));
   await idle();
 }
+
+/** `prompt` as the first message of a new conversation. */
+async function generate(prompt, max) {
+  if (await page.isEnabled(sel("new-conversation"))) await page.click(sel("new-conversation"));
+  await send(prompt, max);
+}
+
+/** Every turn's role and text, top to bottom. */
+const turns = () => page.$$eval(sel("chat-turn"), (els) => els.map((e) => [e.dataset.role, e.querySelector(".said, .output")?.textContent ?? ""]));
 
 /** The last answer's tokens: [{ id, prob, text }]. */
 const tokens = () =>
@@ -140,12 +151,11 @@ test("greedy output equals the CLI's with the same prompt, settings and system p
   await page.click(sel("system-default"));
 });
 
-test("a second turn reuses the first one's KV cache; Continue goes on with the same answer", { timeout: 2 * MINUTE }, async () => {
+test("Send adds a turn that reuses the KV cache and empties the box; Continue goes on with the same answer", { timeout: 2 * MINUTE }, async () => {
   await generate(QUESTION, 24);
+  assert.equal(await value("prompt"), "", "the sent message left the box");
   const first = Number(await page.getAttribute(sel("reuse"), "data-computed"));
-  await page.fill(sel("reply"), "And of Germany?");
-  await page.click(sel("send"));
-  await idle();
+  await send("And of Germany?");
   const roles = await page.$$eval(sel("chat-turn"), (els) => els.map((e) => e.dataset.role));
   assert.deepEqual(roles, ["user", "assistant", "user", "assistant"]);
   const footer = await page.$$(sel("reuse"));
@@ -153,12 +163,9 @@ test("a second turn reuses the first one's KV cache; Continue goes on with the s
   assert.ok(Number(reused) >= first, `the second turn reused ${reused} tokens (the first computed ${first})`);
   assert.ok(Number(computed) < Number(reused), `${computed} computed, ${reused} reused`);
   assert.match(await text("output"), /Berlin/);
-  assert.equal(await value("reply"), "", "the answered reply left the box");
+  assert.equal(await value("prompt"), "", "the sent message left the box");
 
-  await page.fill(sel("max-tokens"), "4");
-  await page.fill(sel("reply"), "Tell me a long story about Berlin.");
-  await page.click(sel("send"));
-  await idle();
+  await send("Tell me a long story about Berlin.", 4);
   const before = await text("output");
   assert.match(await text("summary"), /^4 tokens; the maximum/);
   await page.click(sel("continue"));
@@ -237,6 +244,37 @@ test("Export saves the conversation with its settings; Import loads it back; a b
   await page.screenshot({ path: join(ROOT, "docs/screenshot.png"), fullPage: true });
 });
 
+test("sending after three turns keeps them; New conversation empties the page and Undo brings everything back", { timeout: 2 * MINUTE }, async () => {
+  await open();
+  await playgroundGreedy(page);
+  await generate("Name a fruit.", 4);
+  await send("Name a colour.");
+  await send("Name a city.");
+  const three = await turns();
+  assert.equal(three.length, 6);
+  await send("Name an animal.");
+  const four = await turns();
+  assert.deepEqual(four.slice(0, 6), three, "the three turns are kept, unchanged");
+  assert.deepEqual(four[6], ["user", "Name an animal."]);
+  // A branch on the first answer, reachable after the undo.
+  await page.click(`${sel("regenerate")} >> nth=0`);
+  await idle();
+  assert.equal(await page.textContent(`${sel("branch-position")} >> nth=0`), "2 of 2");
+  const before = await turns();
+  const settings = [await value("temperature"), await value("seed")];
+
+  await page.click(sel("new-conversation"));
+  assert.deepEqual(await turns(), [], "a new, empty conversation");
+  assert.match(await text("put-away"), /kept in Saved work/);
+  await page.selectOption(sel("preset"), "creative");
+  await page.click(sel("undo-new-conversation"));
+  assert.deepEqual(await turns(), before, "every turn is back");
+  assert.deepEqual([await value("temperature"), await value("seed")], settings, "and the settings it had");
+  await page.click(`${sel("branch-switch")} button[aria-label="Previous answer"] >> nth=0`);
+  assert.equal(await page.textContent(`${sel("branch-position")} >> nth=0`), "1 of 2", "the old branch is reachable");
+  assert.equal(await page.$(sel("put-away")), null);
+});
+
 test("a stop sequence ends the answer; Edit replaces a message and drops what followed; raw text is continued", { timeout: 2 * MINUTE }, async () => {
   await open();
   await playgroundGreedy(page);
@@ -246,9 +284,7 @@ test("a stop sequence ends the answer; Edit replaces a message and drops what fo
   assert.match(await text("output"), /Paris$/);
   await page.fill(sel("stop-sequences"), "");
 
-  await page.fill(sel("reply"), "And of Italy?");
-  await page.click(sel("send"));
-  await idle();
+  await send("And of Italy?");
   assert.equal(await page.$$eval(sel("chat-turn"), (els) => els.length), 4);
   await page.click(`${sel("edit")} >> nth=0`);
   await page.fill(sel("edit-text"), "What is the capital of Spain?");
@@ -258,34 +294,43 @@ test("a stop sequence ends the answer; Edit replaces a message and drops what fo
   const spain = cli(["generate", "--prompt", "What is the capital of Spain?", "--temperature", "0", "--max-tokens", "48"]);
   assert.equal(await text("output"), spain.text, "answered as a first message, with nothing after it");
 
+  // A conversation keeps its mode: raw text needs a new one.
+  assert.ok(await page.isDisabled(sel("mode-raw")));
+  await page.click(sel("new-conversation"));
   await page.check(sel("mode-raw"));
   assert.equal(await page.$(sel("system-prompt")), null, "raw text has no system prompt");
-  await generate("The capital of France is", 4);
+  await send("The capital of France is", 4);
   assert.deepEqual(await page.$$eval(sel("chat-turn"), (els) => els.map((e) => e.dataset.role)), ["text", "assistant"]);
   const raw = cli(["generate", "--raw", "--prompt", "The capital of France is", "--temperature", "0", "--max-tokens", "4"]);
   assert.equal(await text("output"), raw.text);
+  // Send in raw mode adds text after the continuation, and the model goes on from there.
+  await send(" The capital of Germany is", 4);
+  assert.deepEqual(await page.$$eval(sel("chat-turn"), (els) => els.map((e) => e.dataset.role)), ["text", "assistant", "text", "assistant"]);
+  assert.ok(Number(await page.getAttribute(`${sel("output")} ~ .turn-footer ${sel("reuse")}`, "data-reused")) > 0, "the text so far came from the cache");
+  await page.click(sel("new-conversation"));
   await page.check(sel("mode-chat"));
 });
 
-test("a reply past the page's context is refused and kept, the conversation says it is full and offers a new one", { timeout: MINUTE }, async () => {
+test("a message past the page's context is refused and put back in the box; the conversation says it is full; New conversation starts another", { timeout: MINUTE }, async () => {
   await open();
   await generate(QUESTION, 8);
   const answer = await text("output");
   // About 3,000 tokens: the conversation with it does not fit the page's 2,048. (Filling the
   // context by generation would first read 2,000 tokens: a minute on a busy machine.)
   const long = "one two three four five ".repeat(600);
-  await page.fill(sel("reply"), long);
-  await page.click(sel("send"));
+  await page.fill(sel("prompt"), long);
+  await page.click(sel("generate"));
   await page.waitForSelector(sel("playground-error"));
   assert.match(await text("playground-error"), /the prompt is \d+ tokens, and the context holds 2048/);
   assert.match(await text("context-full"), /reached the page's context of 2048 tokens/);
-  assert.equal(await value("reply"), long, "the refused reply stays in its box");
+  assert.equal(await value("prompt"), long, "the refused message is back in its box");
   assert.equal(await page.$$eval(sel("chat-turn"), (els) => els.length), 2, "the conversation is as it was");
   assert.equal(await text("output"), answer);
 
   await page.click(sel("new-conversation"));
   assert.equal(await page.$$eval(sel("chat-turn"), (els) => els.length), 0);
   assert.equal(await page.$(sel("context-full")), null);
+  assert.equal(await page.$$eval(sel("new-conversation"), (els) => els.length), 1, "one New conversation button");
 });
 
 test("no errors reached the console, and no request left the origin", () => {

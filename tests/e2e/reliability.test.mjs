@@ -39,6 +39,9 @@ test("Generate pressed twice in one tick sends one request and streams one answe
   const single = await greedy(QUESTION, 16);
   const tokens = (await text("summary")).match(/^\d+ tokens/)[0];
   const t = await now();
+  // The same question as a new conversation's first message.
+  await page.click(id("new-conversation"));
+  await page.fill(id("prompt"), QUESTION);
   // Two clicks before the page has re-rendered: the button is not disabled yet.
   await page.$eval(id("generate"), (button) => {
     button.click();
@@ -82,7 +85,8 @@ test("leaving the page mid-generation stops the generation, and the next page's 
   assert.deepEqual(late, [], "no tokens after its end");
   await page.click('nav >> text="Playground"');
   await page.waitForSelector(READY);
-  assert.equal(await text("output"), "", "a fresh playground");
+  // Nothing is lost: the stopped answer is back with its conversation.
+  assert.notEqual(await text("output"), "", "the stopped answer was kept");
   assert.match(await greedy(QUESTION, 16), /Paris/);
 });
 

@@ -97,10 +97,13 @@ export async function playgroundGreedy(page) {
 }
 
 /**
- * Generates in the playground with its current settings: fills the prompt and the maximum,
- * presses Generate and waits for the summary. Resolves to { output, tokens, summary }.
+ * Generates in the playground with its current settings, as the first message of a new
+ * conversation (Send adds a turn to the one on the page): New conversation if there is one,
+ * fills the prompt and the maximum, presses Send and waits for the summary. Resolves to
+ * { output, tokens, summary }.
  */
 export async function playgroundGenerate(page, prompt, maxTokens) {
+  if (await page.isEnabled("[data-testid=new-conversation]")) await page.click("[data-testid=new-conversation]");
   await page.fill("[data-testid=prompt]", prompt);
   await page.fill("[data-testid=max-tokens]", String(maxTokens));
   await page.click("[data-testid=generate]");

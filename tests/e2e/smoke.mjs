@@ -1,6 +1,6 @@
 // The smoke suite, the same steps in each browser engine (engines.mjs; one test file per
 // engine, smoke-*.test.mjs): the model's first load and its load from the cache, a
-// playground answer, Lesson 1's distribution and a slider move, Lesson 2's timeline, a small
+// playground answer kept across a reload (IndexedDB), Lesson 1's distribution and a slider move, Lesson 2's timeline, a small
 // Lesson 3 run, a glossary tooltip (on hover), and the same-origin rule. Reading and waiting run in the
 // page through `evaluate`, so every engine runs exactly the same checks. Timeouts are
 // generous (a loaded 2-core machine), and no assertion is about time.
@@ -92,6 +92,14 @@ export function smoke(engine, { isolate = true, serviceWorkers } = {}) {
     await waitFor(id("summary"));
     assert.match(await text(id("output")), /Paris/);
     assert.match(await text(id("summary")), /^\d+ tokens/);
+  });
+
+  test(`${engine}: the conversation is kept in the browser (IndexedDB): a reload shows it`, { timeout: 5 * MINUTE }, async () => {
+    const answer = await text(id("output"));
+    await browser.goto(url("/playground"));
+    await waitFor(id("summary"));
+    assert.equal(await text(id("output")), answer);
+    assert.equal(await text(`${id("save-error")}`), null, "saved without an error");
   });
 
   test(`${engine}: Lesson 1 draws the distribution, and a slider move redraws it`, { timeout: 5 * MINUTE }, async () => {

@@ -1,8 +1,10 @@
 //! The experiment runner: it sends the experiment to the worker, follows its progress, and
-//! keeps the latest run and every finished one (the exercises check those).
+//! keeps the latest run and every finished one (the exercises check those), saved in the
+//! browser (`saved_runs.rs`) so that they outlive the page.
 
 use super::depth_record::DepthRecord;
 use super::run::{Run, RunState};
+use super::saved_runs;
 use super::settings::Settings;
 use crate::protocol::{Request, Response};
 use crate::ui::lab::LabEngine;
@@ -37,12 +39,14 @@ pub struct Lab {
     /// The latest run, running or ended.
     pub run: RwSignal<Option<Run>>,
     pub progress: RwSignal<Progress>,
-    /// Every run of this visit that finished, oldest first.
+    /// Every finished run, the saved ones included, oldest first.
     pub history: RwSignal<Vec<Run>>,
     /// The depth of the latest run's traces, item by item, when it measured depth.
     pub depth: RwSignal<Vec<DepthRecord>>,
     /// Why the last Run did not start, if it did not.
     pub problem: RwSignal<Option<String>>,
+    /// Why the last finished run could not be saved (or the saved ones read).
+    pub save_problem: RwSignal<Option<String>>,
     /// The engine, one experiment at a time; leaving the page cancels the running one.
     pub engine: LabEngine,
 }
@@ -51,14 +55,35 @@ pub struct Lab {
 #[allow(clippy::new_without_default)]
 impl Lab {
     pub fn new() -> Self {
-        Lab {
+        let lab = Lab {
             settings: Settings::new(),
             run: RwSignal::new(None),
             progress: RwSignal::new(Progress::default()),
             history: RwSignal::new(Vec::new()),
             problem: RwSignal::new(None),
             depth: RwSignal::new(Vec::new()),
+            save_problem: RwSignal::new(None),
             engine: LabEngine::new(),
+        };
+        saved_runs::restore(lab.save_problem, move |runs| lab.restore(runs));
+        lab
+    }
+
+    /// The saved runs come before this visit's; the newest is shown unless one was started.
+    fn restore(self, runs: Vec<Run>) {
+        let newest = runs.last().cloned();
+        self.history.try_update(|h| {
+            let started = std::mem::replace(h, runs);
+            h.extend(started);
+        });
+        if let (Some(run), Some(None)) = (newest, self.run.try_get_untracked()) {
+            let total = run.results.len();
+            self.progress.try_set(Progress {
+                done: total,
+                total,
+                tokens: 0,
+            });
+            self.run.try_set(Some(run));
         }
     }
 
@@ -138,6 +163,7 @@ impl Lab {
             .try_update(|run| run.as_mut().map(|r| r.state = state));
         if finished {
             if let Some(run) = self.run.try_get_untracked().flatten() {
+                saved_runs::save(&run, self.save_problem);
                 self.history.try_update(|h| h.push(run));
             }
         }

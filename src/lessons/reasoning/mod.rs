@@ -21,6 +21,7 @@ mod results;
 mod results_table;
 mod run;
 mod runner;
+pub mod saved_runs;
 mod scaling_chart;
 mod settings;
 mod think_at_n;

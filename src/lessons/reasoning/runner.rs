@@ -33,6 +33,7 @@ pub fn Runner(lab: Lab) -> impl IntoView {
                 <p class="hint">"Run is available once the model is ready (see the top of the page)."</p>
             </Show>
             {move || lab.problem.get().map(|p| view! { <p class="error" role="alert" data-testid="experiment-error">{p}</p> })}
+            {move || lab.save_problem.get().map(|p| view! { <p class="error" role="alert" data-testid="save-error">{p}</p> })}
         </form>
         <RunProgress lab=lab/>
     }

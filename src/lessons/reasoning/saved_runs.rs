@@ -1,0 +1,134 @@
+//! Lesson 3's finished runs kept in the browser's store (`ui/store.rs`), one item each:
+//! the experiment and every result the worker streamed (the tasks are the experiment's own
+//! choice, so they are chosen again). Saved when a run finishes; read back when the page
+//! opens, so that minutes of compute survive a glossary link, Back and a reload.
+
+use super::run::{Run, RunState};
+use crate::protocol::Experiment;
+use crate::ui::store::{self, Record};
+use engine::reasoning::strategy::ItemResult;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+pub const KIND: &str = "reasoning-run";
+const FORMAT: &str = "inference-playground-reasoning-run";
+const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct SavedRun {
+    format: String,
+    version: u32,
+    number: usize,
+    experiment: Experiment,
+    results: Vec<ItemResult>,
+}
+
+/// A finished run as a new item.
+pub fn record(run: &Run) -> Record {
+    let saved = SavedRun {
+        format: FORMAT.into(),
+        version: VERSION,
+        number: run.number,
+        experiment: run.experiment.clone(),
+        results: run.results.clone(),
+    };
+    let body = serde_json::to_value(&saved).unwrap_or_default();
+    Record::new(&store::new_id(KIND), KIND, &title(run), body)
+}
+
+/// "Run 2: 3 strategies on 5 tasks (arithmetic)".
+fn title(run: &Run) -> String {
+    let e = &run.experiment;
+    format!(
+        "Run {}: {} {} on {} {}{}",
+        run.number,
+        e.strategies.len(),
+        if e.strategies.len() == 1 {
+            "strategy"
+        } else {
+            "strategies"
+        },
+        run.tasks.len(),
+        if run.tasks.len() == 1 {
+            "task"
+        } else {
+            "tasks"
+        },
+        e.category
+            .as_ref()
+            .map_or(String::new(), |c| format!(" ({c})"))
+    )
+}
+
+/// The run a record holds, or why it cannot be read: every task must have its result under
+/// every strategy, in the worker's order, as a finished run has.
+pub fn read(record: &Record) -> Result<Run, String> {
+    let saved: SavedRun = serde_json::from_value(record.body.clone())
+        .map_err(|e| format!("It is not a Lesson 3 run this version reads ({e})."))?;
+    if saved.format != FORMAT || saved.version != VERSION {
+        return Err(format!(
+            "It is not a Lesson 3 run this version reads (format “{}” version {}; expected “{FORMAT}” version {VERSION}).",
+            saved.format, saved.version
+        ));
+    }
+    let mut run = Run::new(saved.number, saved.experiment);
+    let expected: Vec<(&str, _)> = run
+        .tasks
+        .iter()
+        .flat_map(|t| {
+            run.experiment
+                .strategies
+                .iter()
+                .map(move |&s| (t.id.as_str(), s))
+        })
+        .collect();
+    let got: Vec<(&str, _)> = saved
+        .results
+        .iter()
+        .map(|r| (r.task_id.as_str(), r.strategy))
+        .collect();
+    if expected.is_empty() || got != expected {
+        return Err(format!(
+            "Its results ({}) are not one for each of its {} tasks under each of its {} strategies.",
+            got.len(),
+            run.tasks.len(),
+            run.experiment.strategies.len()
+        ));
+    }
+    run.results = saved.results;
+    run.state = RunState::Finished;
+    Ok(run)
+}
+
+/// Saves a finished run; a refused write is said in `problem`.
+pub fn save(run: &Run, problem: RwSignal<Option<String>>) {
+    let record = record(run);
+    wasm_bindgen_futures::spawn_local(async move {
+        let result = store::put(&record).await;
+        problem.try_set(result.err());
+    });
+}
+
+/// Reads the saved runs that this version can read, oldest first, and hands them to
+/// `restored` (unreadable ones are left to Saved work to list).
+pub fn restore(problem: RwSignal<Option<String>>, restored: impl FnOnce(Vec<Run>) + 'static) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let entries = match store::list().await {
+            Ok(entries) => entries,
+            Err(e) => {
+                problem.try_set(Some(e));
+                return;
+            }
+        };
+        let mut runs: Vec<Run> = entries
+            .iter()
+            .filter_map(|e| e.record.as_ref().ok())
+            .filter(|r| r.kind == KIND)
+            .filter_map(|r| read(r).ok())
+            .collect();
+        runs.sort_by_key(|r| r.number);
+        if !runs.is_empty() {
+            restored(runs);
+        }
+    });
+}

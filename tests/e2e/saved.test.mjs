@@ -1,0 +1,291 @@
+// Nothing a learner does is lost: the playground's conversation and Lesson 3's finished runs
+// are kept in the browser (IndexedDB) and come back after a glossary link and Back and after
+// a reload; Saved work (/saved) lists them with their date and model, deletes them, and
+// exports and imports them as one JSON file that restores a conversation exactly; an item
+// of another version is listed as unreadable; a refused write says so. At 390 px the
+// playground's settings fold away below the prompt and Send. One browser profile; the tests
+// run in order and build on each other's work. (Firefox and WebKit: smoke.mjs reloads a
+// conversation.) It also makes the README's picture of Saved work (docs/saved-work.png).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { MINUTE, openSession, playgroundGreedy, READY, ROOT } from "./session.mjs";
+
+let session, page, url;
+
+before(async () => {
+  session = await openSession();
+  ({ page, url } = session);
+});
+
+after(() => session?.close());
+
+const sel = (testid) => `[data-testid=${testid}]`;
+const text = (testid) => page.textContent(sel(testid));
+
+/** Sends `prompt` as the next turn and waits for its answer. */
+async function send(prompt) {
+  await page.fill(sel("prompt"), prompt);
+  await page.click(sel("generate"));
+  await page.waitForSelector(`${sel("stop")}:disabled`, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("summary"), { timeout: MINUTE });
+}
+
+/** The conversation as the page shows it: each turn's role, text and token ids. */
+const conversation = () =>
+  page.$$eval(sel("chat-turn"), (els) =>
+    els.map((e) => [e.dataset.role, e.querySelector(".said, .output")?.textContent, [...e.querySelectorAll("[data-token-id]")].map((t) => t.dataset.tokenId).join(" ")]),
+  );
+
+/** The playground's own export of the conversation, parsed. */
+async function exported() {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click(sel("export"))]);
+  return JSON.parse(readFileSync(await download.path(), "utf8"));
+}
+
+/** The results table's rows, as the page shows them. */
+const results = () => page.$$eval(`${sel("results-table")} tbody tr`, (trs) => trs.map((tr) => ({ ...tr.dataset })));
+
+let three, saved;
+
+test("a three-turn conversation survives a glossary link and Back, and a reload; sending goes on with it", { timeout: 3 * MINUTE }, async () => {
+  await page.goto(url("/playground"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await playgroundGreedy(page);
+  await page.fill(sel("max-tokens"), "4");
+  await send("Name a fruit.");
+  await send("Name a colour.");
+  await send("Name a city.");
+  three = await conversation();
+  assert.equal(three.length, 6);
+  saved = await exported();
+
+  await page.click('nav >> text="Glossary"');
+  await page.waitForSelector("#kv-cache");
+  await page.goBack();
+  await page.waitForSelector(sel("summary"));
+  assert.deepEqual(await conversation(), three, "back from the glossary: every turn");
+  assert.equal(await page.inputValue(sel("temperature")), "0", "and the settings");
+
+  await page.reload();
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("summary"));
+  assert.deepEqual(await conversation(), three, "after a reload: every turn");
+  assert.deepEqual(await exported(), saved, "exactly: tokens, probabilities, alternatives, settings");
+
+  await page.goto(url("/playground"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("summary"));
+  assert.deepEqual(await conversation(), three, "from the menu's address, without a query: the same");
+
+  await send("Name an animal.");
+  const four = await conversation();
+  assert.deepEqual(four.slice(0, 6), three, "sending after three turns keeps them");
+  assert.equal(four.length, 8);
+  assert.ok(Number(await page.getAttribute(`${sel("output")} ~ .turn-footer ${sel("reuse")}`, "data-reused")) > 0, "the turns before came from the KV cache");
+  // Back to the three turns for the tests below: Edit drops what followed the third message.
+  await page.click(`${sel("edit")} >> nth=2`);
+  await page.click(sel("edit-save"));
+  await page.waitForSelector(`${sel("stop")}:disabled`, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("summary"));
+  assert.deepEqual(await conversation(), three, "greedy: the third answer again");
+  saved = await exported();
+});
+
+test("a Lesson 3 run survives navigation and a reload", { timeout: 4 * MINUTE }, async () => {
+  await page.click('nav >> text="3. Reasoning"');
+  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
+    await box.setChecked((await box.getAttribute("value")) === "direct");
+  }
+  await page.fill(sel("limit"), "2");
+  await page.click(sel("run-experiment"));
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished]`, { timeout: 3 * MINUTE });
+  const rows = await results();
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].n, "2");
+
+  await page.click('nav >> text="Glossary"');
+  await page.waitForSelector("#kv-cache");
+  await page.goBack();
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished][data-run="1"]`);
+  assert.deepEqual(await results(), rows, "back from the glossary: the same results");
+
+  await page.reload();
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished][data-run="1"]`);
+  assert.deepEqual(await results(), rows, "after a reload: the same results");
+  assert.equal(await page.getAttribute(sel("experiment-progress"), "value"), "2");
+});
+
+test("Saved work lists both with date and model; export, delete and import restore a conversation exactly", { timeout: 3 * MINUTE }, async () => {
+  await page.click('nav >> text="Saved work"');
+  await page.waitForSelector(`${sel("saved-list")}[aria-busy=false]`);
+  const items = () =>
+    page.$$eval(`${sel("saved-list")} ${sel("saved-item")}`, (els) =>
+      els.map((e) => ({ kind: e.dataset.kind, id: e.dataset.id, date: e.querySelector("[data-testid=saved-date]")?.textContent, model: e.querySelector("[data-testid=saved-model]")?.textContent })),
+    );
+  const listed = await items();
+  assert.deepEqual(listed.map((i) => i.kind).sort(), ["conversation", "reasoning-run"]);
+  for (const item of listed) {
+    assert.match(item.date, /^\d{4}-\d\d-\d\d \d\d:\d\d$/);
+    assert.equal(item.model, "SmolLM2-135M-Instruct.Q4_1");
+    assert.ok(item.id.startsWith(item.kind), item.id);
+  }
+  assert.match(await page.textContent(`${sel("saved-item")}[data-kind=conversation] h2`), /Name a fruit\./);
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click(sel("export-saved"))]);
+  const file = await download.path();
+  assert.equal(JSON.parse(readFileSync(file, "utf8")).items.length, 2);
+
+  for (const kind of ["conversation", "reasoning-run"]) {
+    await page.click(`${sel("saved-item")}[data-kind=${kind}] ${sel("delete-saved")}`);
+    await page.waitForFunction((k) => !document.querySelector(`[data-testid=saved-item][data-kind=${k}]`), kind);
+  }
+  await page.waitForSelector(sel("saved-empty"));
+  assert.deepEqual(await items(), []);
+
+  // A file that is not saved work is refused, and nothing changes.
+  await page.setInputFiles(sel("import-saved"), { name: "bad.json", mimeType: "application/json", buffer: Buffer.from('{"format": "something else"}') });
+  await page.waitForSelector(`${sel("saved-message")}.error`);
+  assert.deepEqual(await items(), []);
+
+  await page.setInputFiles(sel("import-saved"), file);
+  await page.waitForFunction(() => /Imported 2 items/.test(document.querySelector("[data-testid=saved-message]")?.textContent));
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=saved-item]").length === 2);
+  assert.deepEqual(await items(), listed, "the same items, ids and dates");
+  await page.screenshot({ path: join(ROOT, "docs/saved-work.png") });
+
+  await page.click(`${sel("saved-item")}[data-kind=conversation] ${sel("open-saved")}`);
+  await page.waitForSelector(sel("summary"));
+  assert.deepEqual(await conversation(), three);
+  assert.deepEqual(await exported(), saved, "the imported conversation is the exported one, exactly");
+});
+
+test("an item of another version is listed as unreadable and the pages still work", { timeout: 2 * MINUTE }, async () => {
+  // What an older or newer site could have left: a record of another version, and a value
+  // that is not a record at all; the playground's pointer names the first.
+  await page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open("inference-playground", 1);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction(["items", "pointers"], "readwrite");
+          const record = { format: "inference-playground-saved", version: 99, id: "conversation-old", kind: "conversation", saved: 0, model: "m", title: "old", body: {} };
+          tx.objectStore("items").put(JSON.stringify(record), "conversation-old");
+          tx.objectStore("items").put({ some: "object" }, "not-a-record");
+          tx.objectStore("pointers").put("conversation-old", "playground-conversation");
+          tx.oncomplete = () => resolve();
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+  );
+  await page.goto(url("/saved"));
+  await page.waitForSelector(`${sel("saved-list")}[aria-busy=false]`);
+  const unreadable = await page.$$eval(`${sel("saved-item")}[data-unreadable=true]`, (els) => els.map((e) => [e.dataset.id, e.textContent]));
+  assert.deepEqual(unreadable.map(([id]) => id).sort(), ["conversation-old", "not-a-record"]);
+  assert.match(unreadable.find(([id]) => id === "conversation-old")[1], /another version of the site.*version 99/);
+  assert.equal(await page.$$eval(`${sel("saved-item")}:not([data-unreadable])`, (els) => els.length), 2, "the readable items are listed too");
+
+  await page.click('nav >> text="Playground"');
+  await page.waitForSelector(sel("save-error"));
+  assert.match(await text("save-error"), /cannot be opened.*listed in Saved work/);
+  assert.deepEqual(await conversation(), [], "a new conversation instead");
+  assert.ok(await page.isVisible(sel("prompt")));
+
+  await page.click('nav >> text="Saved work"');
+  for (const id of ["conversation-old", "not-a-record"]) {
+    await page.click(`${sel("saved-item")}[data-id="${id}"] ${sel("delete-saved")}`);
+    await page.waitForFunction((i) => !document.querySelector(`[data-testid=saved-item][data-id="${i}"]`), id);
+  }
+});
+
+test("a refused write says so, and the conversation stays on the page", { timeout: 2 * MINUTE }, async () => {
+  await page.goto(url("/playground"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await playgroundGreedy(page);
+  await page.fill(sel("max-tokens"), "4");
+  // The browser's storage is full: every write is refused as a browser refuses it.
+  await page.evaluate(() => {
+    window.__put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function () {
+      throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+    };
+  });
+  await send("Name a tree.");
+  await page.waitForSelector(sel("save-error"));
+  assert.match(await text("save-error"), /refused to save: the storage .* is full/);
+  assert.equal((await conversation()).length, 2, "the conversation is still here");
+  await page.evaluate(() => (IDBObjectStore.prototype.put = window.__put));
+  await send("Name a river.");
+  await page.waitForSelector(sel("save-error"), { state: "detached" });
+  await page.reload();
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("summary"));
+  assert.equal((await conversation()).length, 4, "saved once the storage took it");
+});
+
+test("at 390 px the settings fold away below the prompt and Send, and no page scrolls sideways", { timeout: 2 * MINUTE }, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await page.goto(url("/playground"));
+    await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+    assert.equal(await page.$eval(sel("settings"), (d) => d.open), false, "folded away");
+    const box = async (css) => (await page.$(css)).boundingBox();
+    const [prompt, send, settings] = [await box(sel("prompt")), await box(sel("generate")), await box(sel("settings"))];
+    assert.ok(prompt.y < send.y && send.y < settings.y, "prompt, then Send, then the settings");
+    assert.equal(await page.isVisible(sel("temperature")), false);
+    const width = () => page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok((await width()) <= 390, `the playground is ${await width()} px wide`);
+    await page.click(`${sel("settings")} summary`);
+    assert.ok(await page.isVisible(sel("temperature")), "the disclosure opens");
+    assert.ok((await width()) <= 390, `with its settings open, ${await width()} px wide`);
+    await page.goto(url("/saved"));
+    await page.waitForSelector(`${sel("saved-list")}[aria-busy=false]`);
+    assert.ok((await width()) <= 390, `Saved work is ${await width()} px wide`);
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
+
+test("the newest token stays in view while the answer is written", { timeout: 2 * MINUTE }, async () => {
+  await page.setViewportSize({ width: 390, height: 700 });
+  try {
+    await page.goto(url("/playground"));
+    await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+    await page.waitForSelector(sel("summary"));
+    await page.click(`${sel("settings")} summary`);
+    await page.fill(sel("max-tokens"), "80");
+    await page.click(`${sel("settings")} summary`);
+    await page.fill(sel("prompt"), "Write a long story about a dragon.");
+    await page.$eval(sel("generate"), (b) => b.scrollIntoView({ block: "end" }));
+    await page.click(sel("generate"));
+    await page.waitForSelector(`${sel("stop")}:enabled`);
+    // After each token, once the page has drawn it and followed it: the answer's end is on the screen.
+    const lowest = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          let worst = -Infinity;
+          const answer = () => [...document.querySelectorAll(".chat-turn.assistant .output")].at(-1);
+          const measure = () => (worst = Math.max(worst, answer().getBoundingClientRect().bottom - window.innerHeight));
+          const watch = new MutationObserver(() => requestAnimationFrame(() => requestAnimationFrame(measure)));
+          watch.observe(document.querySelector(".transcript"), { subtree: true, childList: true });
+          const done = setInterval(() => {
+            if (document.querySelector("[data-testid=stop]").disabled) {
+              clearInterval(done);
+              watch.disconnect();
+              resolve(worst);
+            }
+          }, 50);
+        }),
+    );
+    assert.ok(lowest <= 0, `the answer's end went ${lowest} px below the screen`);
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
+
+test("no errors reached the console, and no request left the origin", () => {
+  assert.deepEqual(session.consoleErrors, []);
+  assert.deepEqual(session.foreign(), [], "no request left the origin");
+});
