@@ -5,7 +5,7 @@
 //! version of the site is read as text and reported as unreadable, never half-understood.
 //! Every failure comes back as a sentence for the learner: a refused write is never silent.
 
-use crate::bridge::MODEL_URL;
+use crate::model_file::MODEL_URL;
 use js_sys::{Array, Function, Promise};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};

@@ -81,7 +81,7 @@ impl Lab {
             self.progress.try_set(Progress {
                 done: total,
                 total,
-                tokens: 0,
+                ..Progress::default()
             });
             self.run.try_set(Some(run));
         }
