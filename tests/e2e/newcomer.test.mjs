@@ -25,6 +25,11 @@ after(() => session?.close());
 
 const sel = (testid) => `[data-testid=${testid}]`;
 
+/** The playground keeps the last conversation: start an empty one, as a learner would. */
+async function newConversation() {
+  if (await page.isEnabled(sel("new-conversation"))) await page.click(sel("new-conversation"));
+}
+
 async function open(path) {
   await page.goto(session.url(path));
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
@@ -69,6 +74,7 @@ test("an entry out of range is refused with its range, and the value in use stay
 
 test("a prompt of more than 1,000 tokens shows its prefill progress, rising, then goes away", { timeout: 3 * MINUTE }, async () => {
   await open("/playground");
+  await newConversation();
   await page.check(sel("mode-raw"));
   const prompt = Array.from({ length: 120 }, (_, i) => `Line ${i + 1}: the quick brown fox jumps over the lazy dog.`).join("\n");
   await page.fill(sel("prompt"), prompt);
@@ -90,6 +96,7 @@ test("a prompt of more than 1,000 tokens shows its prefill progress, rising, the
 
 test("Escape in a token's alternatives puts the keyboard back on that token", { timeout: 2 * MINUTE }, async () => {
   await open("/playground");
+  await newConversation();
   await page.check(sel("mode-chat"));
   await page.fill(sel("prompt"), "What is the capital of France?");
   await page.fill(sel("max-tokens"), "4");
