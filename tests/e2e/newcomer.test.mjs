@@ -130,6 +130,58 @@ test("an edited example prompt can be put back", { timeout: MINUTE }, async () =
   assert.equal(await page.isVisible(sel("timeline-example")), false);
 });
 
+test("a newcomer's walk: home, each lesson's first lab, the playground, a glossary link and Back; nothing is lost", { timeout: 6 * MINUTE }, async () => {
+  const menu = async (label, path) => {
+    await page.click(`nav >> text="${label}"`);
+    await page.waitForURL(session.url(path));
+  };
+  const modelRequests = () => session.requests.filter((r) => r.url.endsWith(".gguf")).length;
+  await page.goto(session.url("/"));
+  await page.waitForSelector("[data-testid=model-status][data-state=idle], " + READY);
+  const before = modelRequests();
+
+  // Lesson 1's first lab: a setting and a step.
+  await menu("1. Generation", "/learn/generation");
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("prob-bar"));
+  await page.focus(sel("top-k"));
+  await page.keyboard.press("ArrowLeft");
+  const topK = await page.inputValue(sel("top-k"));
+  // Lesson 2's first lab: a measured run.
+  await menu("2. Stages", "/learn/stages");
+  await page.click(sel("timeline-run"));
+  await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: 3 * MINUTE });
+  // Lesson 3's runner is there and ready.
+  await menu("3. Reasoning", "/learn/reasoning");
+  await page.waitForSelector(sel("interactive-reasoning"));
+  // The playground: a conversation of two turns.
+  await menu("Playground", "/playground");
+  await newConversation();
+  await page.fill(sel("max-tokens"), "4");
+  for (const message of ["Name a fruit.", "Name a colour."]) {
+    await page.fill(sel("prompt"), message);
+    await page.click(sel("generate"));
+    await page.waitForSelector(`${sel("stop")}:disabled`, { timeout: 2 * MINUTE });
+  }
+  const turns = () => page.$$eval(sel("output"), (outputs) => outputs.map((o) => o.textContent));
+  const conversation = await turns();
+  assert.equal(conversation.length, 2);
+
+  // A glossary link, and Back: the conversation is all there.
+  await menu("Glossary", "/glossary");
+  await page.waitForSelector("#kv-cache");
+  await page.goBack();
+  await page.waitForSelector(sel("output"));
+  assert.deepEqual(await turns(), conversation, "the playground's conversation survived the glossary and Back");
+  // Back through the lessons: Lesson 1 has the setting the learner left.
+  await page.goBack();
+  await page.goBack();
+  await page.goBack();
+  await page.waitForSelector(sel("prob-bar"), { timeout: 2 * MINUTE });
+  assert.equal(await page.inputValue(sel("top-k")), topK, "Lesson 1 kept its setting");
+  assert.equal(modelRequests() - before, 1, "the model was downloaded once, when the first lesson needed it");
+});
+
 test("no errors reached the console, and no request left the origin", () => {
   assert.deepEqual(session.consoleErrors, []);
   assert.deepEqual(session.foreign(), []);
