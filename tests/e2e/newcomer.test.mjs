@@ -162,16 +162,17 @@ test("a newcomer's walk: home, each lesson's first lab, the playground, a glossa
     await page.fill(sel("prompt"), message);
     await page.click(sel("generate"));
     await page.waitForSelector(`${sel("stop")}:disabled`, { timeout: 2 * MINUTE });
+    await page.waitForSelector(sel("summary"), { timeout: MINUTE });
   }
-  const turns = () => page.$$eval(sel("output"), (outputs) => outputs.map((o) => o.textContent));
+  const turns = () => page.$$eval(sel("chat-turn"), (els) => els.map((e) => [e.dataset.role, e.textContent]));
   const conversation = await turns();
-  assert.equal(conversation.length, 2);
+  assert.equal(conversation.length, 4, "two messages, two answers");
 
   // A glossary link, and Back: the conversation is all there.
   await menu("Glossary", "/glossary");
   await page.waitForSelector("#kv-cache");
   await page.goBack();
-  await page.waitForSelector(sel("output"));
+  await page.waitForSelector(sel("chat-turn"));
   assert.deepEqual(await turns(), conversation, "the playground's conversation survived the glossary and Back");
   // Back through the lessons: Lesson 1 has the setting the learner left.
   await page.goBack();
@@ -179,7 +180,9 @@ test("a newcomer's walk: home, each lesson's first lab, the playground, a glossa
   await page.goBack();
   await page.waitForSelector(sel("prob-bar"), { timeout: 2 * MINUTE });
   assert.equal(await page.inputValue(sel("top-k")), topK, "Lesson 1 kept its setting");
-  assert.equal(modelRequests() - before, 1, "the model was downloaded once, when the first lesson needed it");
+  // One page load for the whole walk: the model was fetched at most once (not at all when
+  // this browser had it cached), and never again on the way back.
+  assert.ok(modelRequests() - before <= 1, "the model was fetched at most once");
 });
 
 test("no errors reached the console, and no request left the origin", () => {
