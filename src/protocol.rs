@@ -330,6 +330,7 @@ impl Response {
                 | Response::Continuation { .. }
                 | Response::ExperimentProgress { .. }
                 | Response::ExperimentItem { .. }
+                | Response::ExperimentDepth { .. }
         )
     }
 }
