@@ -356,6 +356,7 @@ impl Response {
                 | Response::Continuation { .. }
                 | Response::ExperimentProgress { .. }
                 | Response::ExperimentItem { .. }
+                | Response::ExperimentDepth { .. }
         )
     }
 }

@@ -19,18 +19,19 @@ pub fn DepthPanel(lab: Lab) -> impl IntoView {
     let rho = RwSignal::new(DEFAULT_RHO);
     // The sliders stay within the ranges `Thresholds::new` accepts.
     let thresholds = Memo::new(move |_| Thresholds::new(g.get(), rho.get()).unwrap_or_default());
-    let shown = Memo::new(move |_| {
-        lab.run.with(|run| {
-            let run = run.as_ref()?;
-            lab.depth.with(|records| {
-                let t = thresholds.get();
-                let points = points(run, records, t);
-                (!points.is_empty()).then(|| (points, think_tasks(run, records, t), cost(run, records), run.experiment.clone()))
-            })
-        })
+    // The views below keep their own state (the trace chosen, P) while g and ρ move: only
+    // these memos change.
+    let points = Memo::new(move |_| {
+        let t = thresholds.get();
+        lab.run.with(|run| lab.depth.with(|records| run.as_ref().map(|run| points(run, records, t)).unwrap_or_default()))
     });
+    let tasks = Memo::new(move |_| {
+        let t = thresholds.get();
+        lab.run.with(|run| lab.depth.with(|records| run.as_ref().map(|run| think_tasks(run, records, t)).unwrap_or_default()))
+    });
+    let has_points = Memo::new(move |_| points.with(|p| !p.is_empty()));
     move || {
-        let Some((points, tasks, (generation_ms, depth_ms), experiment)) = shown.get() else {
+        if !has_points.get() {
             return lab
                 .run
                 .with(|r| r.as_ref().is_some_and(|r| !r.experiment.strategies.iter().any(|&s| r.experiment.scores_depth(s))))
@@ -42,10 +43,21 @@ pub fn DepthPanel(lab: Lab) -> impl IntoView {
                     }
                 })
                 .into_any();
+        }
+        let experiment = lab.run.with_untracked(|r| r.as_ref().map(|r| r.experiment.clone()));
+        let Some(experiment) = experiment else { return ().into_any() };
+        let layers = points.with_untracked(|p| p[0].depth.tokens.first().map_or(0, |t| t.jsd.len()));
+        let cost_text = move || {
+            let (generation_ms, depth_ms) =
+                lab.run.with(|run| lab.depth.with(|records| run.as_ref().map_or((0.0, 0.0), |run| cost(run, records))));
+            let factor = (generation_ms + depth_ms) / generation_ms.max(1e-9);
+            let text = format!(
+                "Measuring depth on this run took {:.1} s on top of the {:.1} s these traces took to write: {factor:.1}× the time of the same run without it.",
+                depth_ms / 1000.0,
+                generation_ms / 1000.0
+            );
+            (format!("{factor:.2}"), text)
         };
-        let factor = (generation_ms + depth_ms) / generation_ms.max(1e-9);
-        let layers = points[0].depth.tokens.first().map_or(0, |t| t.jsd.len());
-        let first_deep = thresholds.get().first_deep_layer(layers);
         view! {
             <section class="depth-section" data-testid="depth" aria-labelledby="l3-depth">
                 <h3 id="l3-depth">"Depth, not length: how deep each token settles"</h3>
@@ -54,7 +66,7 @@ pub fn DepthPanel(lab: Lab) -> impl IntoView {
                     <em>"p"<sub>"t,l"</sub></em>" = softmax(head(norm(h"<sub>"t,l"</sub>"))), that layer's prediction read through the model's own output head, and "
                     <em>"D"<sub>"t,l"</sub></em>" = JSD(p"<sub>"t,L"</sub>", p"<sub>"t,l"</sub>"), its Jensen–Shannon divergence from the model's final prediction (natural log, 0 to ln 2). The token "
                     <em>"settles"</em>" at c"<sub>"t"</sub>" = the smallest l with min"<sub>"j ≤ l"</sub>" D"<sub>"t,j"</sub>" ≤ g, and is deep-thinking when c"<sub>"t"</sub>" ≥ ⌈ρ·L⌉ (here layer "
-                    {first_deep} "). A trace's deep-thinking ratio (DTR) is its deep tokens over its tokens."
+                    {move || thresholds.get().first_deep_layer(layers)} "). A trace's deep-thinking ratio (DTR) is its deep tokens over its tokens."
                 </p>
                 <div class="lab-grid">
                     <Slider
@@ -72,14 +84,8 @@ pub fn DepthPanel(lab: Lab) -> impl IntoView {
                         "The default 0.85 is the study's."
                     </Slider>
                 </div>
-                <p data-testid="depth-cost" data-factor=format!("{factor:.2}")>
-                    {format!(
-                        "Measuring depth on this run took {:.1} s on top of the {:.1} s these traces took to write: {factor:.1}× the time of the same run without it.",
-                        depth_ms / 1000.0,
-                        generation_ms / 1000.0
-                    )}
-                </p>
-                <DepthScatter points=points.clone() seed=experiment.seed/>
+                <p data-testid="depth-cost" data-factor=move || cost_text().0>{move || cost_text().1}</p>
+                <DepthScatter points=points seed=experiment.seed/>
                 <DepthTrace points=points thresholds=thresholds/>
                 <ThinkAtN tasks=tasks budget=experiment.budget samples=experiment.samples/>
             </section>

@@ -20,7 +20,11 @@ fn y_of(dtr: f64) -> f64 {
 }
 
 #[component]
-pub fn DepthScatter(points: Vec<Point>, seed: u64) -> impl IntoView {
+pub fn DepthScatter(points: Memo<Vec<Point>>, seed: u64) -> impl IntoView {
+    move || points.with(|points| scatter(points, seed))
+}
+
+fn scatter(points: &[Point], seed: u64) -> impl IntoView {
     let (end, ticks) = token_ticks(points.iter().map(Point::tokens).max().unwrap_or(0) as f64);
     let marks = points
         .iter()

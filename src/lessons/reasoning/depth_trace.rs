@@ -16,20 +16,29 @@ const CURVE_H: f64 = 120.0;
 const PAD: f64 = 28.0;
 
 #[component]
-pub fn DepthTrace(points: Vec<Point>, thresholds: Memo<Thresholds>) -> impl IntoView {
+pub fn DepthTrace(points: Memo<Vec<Point>>, thresholds: Memo<Thresholds>) -> impl IntoView {
     let chosen = RwSignal::new(0usize);
     let token = RwSignal::new(0usize);
-    let options = points
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let label =
-                format!("{} · {} · sample {} ({} tokens)", p.task_id, names::name(p.strategy), p.sample + 1, p.tokens());
-            view! { <option value=i.to_string()>{label}</option> }
+    // The list grows as the run's items arrive; a trace's label does not depend on g or ρ.
+    let options = move || {
+        points.with(|points| {
+            points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let label = format!(
+                        "{} · {} · sample {} ({} tokens)",
+                        p.task_id,
+                        names::name(p.strategy),
+                        p.sample + 1,
+                        p.tokens()
+                    );
+                    view! { <option value=i.to_string()>{label}</option> }
+                })
+                .collect_view()
         })
-        .collect_view();
-    let points = StoredValue::new(points);
-    let point = move || points.with_value(|p| p.get(chosen.get()).cloned());
+    };
+    let point = move || points.with(|p| p.get(chosen.get()).cloned());
     let on_key = move |ev: KeyboardEvent| {
         let n = point().map_or(0, |p| p.tokens());
         let next = match ev.key().as_str() {
@@ -103,6 +112,7 @@ pub fn DepthTrace(points: Vec<Point>, thresholds: Memo<Thresholds>) -> impl Into
             <select
                 id="l3-depth-choice"
                 data-testid="depth-trace-choice"
+                prop:value=move || chosen.get().to_string()
                 on:change=move |ev| {
                     chosen.set(event_target_value(&ev).parse().unwrap_or(0));
                     token.set(0);

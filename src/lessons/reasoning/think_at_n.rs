@@ -8,19 +8,9 @@ use engine::reasoning::depth_stats::{think_at_n, ThinkTask};
 use leptos::prelude::*;
 
 #[component]
-pub fn ThinkAtN(tasks: Vec<ThinkTask>, budget: usize, samples: usize) -> impl IntoView {
-    if tasks.is_empty() {
-        return view! {
-            <section class="think-section" data-testid="think-at-n" data-tasks="0">
-                <h4>"Think@n"</h4>
-                <p class="hint">"Think@n chooses among self-consistency's samples: tick self-consistency (with N of 2 or more) and run again."</p>
-            </section>
-        }
-        .into_any();
-    }
+pub fn ThinkAtN(tasks: Memo<Vec<ThinkTask>>, budget: usize, samples: usize) -> impl IntoView {
     let prefix = RwSignal::new(32.min(budget) as u64);
-    let tasks = StoredValue::new(tasks);
-    let result = Memo::new(move |_| tasks.with_value(|t| think_at_n(t, prefix.get() as usize)));
+    let result = Memo::new(move |_| tasks.with(|t| think_at_n(t, prefix.get() as usize)));
     let pct = |c: usize, n: usize| 100.0 * c as f64 / n.max(1) as f64;
     let row = move |name: &'static str, correct: usize, (lo, hi): (f64, f64), tokens: usize| {
         let n = result.with(|r| r.tasks);
@@ -46,7 +36,19 @@ pub fn ThinkAtN(tasks: Vec<ThinkTask>, budget: usize, samples: usize) -> impl In
             names::count(r.prefix, "token", "tokens")
         )
     };
-    view! {
+    // Records arrive item by item: the samples of self-consistency may come after others.
+    let empty = Memo::new(move |_| tasks.with(Vec::is_empty));
+    move || {
+        if empty.get() {
+            return view! {
+                <section class="think-section" data-testid="think-at-n" data-tasks="0">
+                    <h4>"Think@n"</h4>
+                    <p class="hint">"Think@n chooses among self-consistency's samples: tick self-consistency (with N of 2 or more) and run again."</p>
+                </section>
+            }
+            .into_any();
+        }
+        view! {
         <section class="think-section" data-testid="think-at-n" data-tasks=move || result.with(|r| r.tasks) data-prefix=move || prefix.get()>
             <h4>"Think@n"</h4>
             <p>{format!(
@@ -73,6 +75,7 @@ pub fn ThinkAtN(tasks: Vec<ThinkTask>, budget: usize, samples: usize) -> impl In
             </table>
             <p data-testid="think-summary">{summary}</p>
         </section>
+        }
+        .into_any()
     }
-    .into_any()
 }

@@ -1,0 +1,131 @@
+// Lesson 3's depth panels (issue 22, "depth, not length") on the built site: a run with
+// "Measure depth" scores every chain-of-thought and self-consistency trace in the browser's
+// worker, and the scatter, the correlations, the coloured trace and Think@n show numbers
+// from that run, recomputed when g, ρ or P move; the trace works from the keyboard; the
+// panels fit 390 px and pass axe-core.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { assertAccessible, MINUTE, openSession, READY, setInput, tabTo } from "./session.mjs";
+
+let session, server, page;
+
+before(async () => {
+  session = await openSession();
+  ({ server, page } = session);
+});
+
+after(() => session?.close());
+
+const sel = (testid) => `[data-testid=${testid}]`;
+
+/** Every point of the scatter as { tokens, dtr, correct }. */
+const points = () =>
+  page.$$eval(`${sel("depth-point")}`, (gs) =>
+    gs.map((g) => ({ tokens: Number(g.dataset.tokens), dtr: Number(g.dataset.dtr), correct: g.dataset.correct })),
+  );
+
+test("a run with depth shows every trace's tokens against its DTR, from that run", { timeout: 12 * MINUTE }, async (t) => {
+  await page.goto(server.url + "/learn/reasoning");
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  // Depth is an option of a run, off by default.
+  assert.equal(await page.isChecked(sel("depth-option")), false);
+  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
+    await box.setChecked(["cot", "self-consistency"].includes(await box.getAttribute("value")));
+  }
+  await page.fill(sel("limit"), "2");
+  await page.fill(sel("seed"), "7");
+  await page.fill(sel("samples"), "3");
+  await setInput(page, "budget", 32);
+  await page.check(sel("depth-option"));
+  await page.click(sel("run-experiment"));
+  await page.waitForSelector(`${sel("run-status")}:not([data-state=running])`, { timeout: 10 * MINUTE });
+  assert.equal(await page.getAttribute(sel("run-status"), "data-state"), "finished");
+
+  // 2 chain-of-thought traces and 2 × 3 samples, each a point with measured figures.
+  const all = await points();
+  assert.equal(all.length, 8, JSON.stringify(all));
+  for (const p of all) {
+    assert.ok(p.tokens >= 1 && p.tokens <= 32 + 32, JSON.stringify(p));
+    assert.ok(p.dtr >= 0 && p.dtr <= 1, JSON.stringify(p));
+    assert.ok(["true", "false"].includes(p.correct));
+  }
+  // A chain of thought's point carries its item's verdict.
+  const cot = await page.$$eval(`${sel("item")} .outcome[data-strategy=cot]`, (els) => els.map((el) => el.dataset.correct));
+  const cotPoints = await page.$$eval(`${sel("depth-point")}`, (gs) =>
+    gs.filter((g) => /Chain of thought/.test(g.textContent)).map((g) => g.dataset.correct),
+  );
+  assert.deepEqual(cotPoints, cot);
+
+  // The correlations are over the same N, with a verdict from their intervals.
+  assert.equal(await page.getAttribute(sel("depth-correlation"), "data-n"), "8");
+  const verdict = await page.textContent(sel("depth-verdict"));
+  assert.match(verdict, /^Length: this run (agrees|disagrees|cannot tell).* DTR: this run (agrees|disagrees|cannot tell)/);
+  assert.match(await page.textContent(sel("depth-correlation")), /0\.683/);
+
+  // What depth cost, measured on this run.
+  const factor = Number(await page.getAttribute(sel("depth-cost"), "data-factor"));
+  assert.ok(factor > 1 && factor < 50, `factor ${factor}`);
+  t.diagnostic(`depth cost in the browser, this run: ${factor}x (${await page.textContent(sel("depth-cost"))})`);
+
+  // g = 0: a token settles only where D is 0, the last layer, so every token is deep.
+  await setInput(page, "depth-g", 0);
+  assert.ok((await points()).every((p) => p.dtr === 1), JSON.stringify(await points()));
+  await setInput(page, "depth-g", 0.5);
+  assert.deepEqual(await points(), all, "back at the defaults, the same figures");
+  // ρ = 0: every token is deep whatever g.
+  await setInput(page, "depth-rho", 0);
+  assert.ok((await points()).every((p) => p.dtr === 1));
+  await setInput(page, "depth-rho", 0.85);
+  assert.deepEqual(await points(), all);
+});
+
+test("one trace is coloured by settling layer and shows each token's curve, by mouse and keyboard", { timeout: 2 * MINUTE }, async () => {
+  const first = (await points())[0];
+  const spans = page.locator(`${sel("depth-trace")} span`);
+  assert.equal(await spans.count(), first.tokens);
+  const settles = await spans.evaluateAll((ss) => ss.map((s) => Number(s.dataset.settle)));
+  assert.ok(settles.every((c) => c >= 1 && c <= 30), JSON.stringify(settles));
+  const deep = settles.filter((c) => c >= 26).length / settles.length;
+  // data-dtr has 4 decimals.
+  assert.ok(Math.abs(deep - first.dtr) <= 5e-5, `the colours (${deep}) and the point (${first.dtr}) agree`);
+
+  await spans.nth(2).hover();
+  assert.match(await page.textContent(sel("depth-token-detail")), /^Token 3 of /);
+  // The trace is the focus stop after its choice of trace.
+  await page.focus(sel("depth-trace-choice"));
+  await tabTo(page, sel("depth-trace"), 2);
+  await page.keyboard.press("Home");
+  assert.match(await page.textContent(sel("depth-token-detail")), /^Token 1 of /);
+  await page.keyboard.press("ArrowRight");
+  const detail = page.locator(sel("depth-token-detail"));
+  assert.match(await detail.textContent(), /^Token 2 of /);
+  assert.equal(Number(await detail.getAttribute("data-settle")), settles[1]);
+  assert.equal(await page.locator(".depth-curve polyline").count(), 1);
+
+  // Another trace from the list.
+  await page.selectOption(sel("depth-trace-choice"), "3");
+  assert.equal(await spans.count(), (await points())[3].tokens);
+});
+
+test("Think@n compares with the plain vote on the same samples, for any P", { timeout: MINUTE }, async () => {
+  const think = page.locator(sel("think-at-n"));
+  assert.equal(await think.getAttribute("data-tasks"), "2");
+  assert.equal(await think.locator("tbody tr").count(), 2);
+  const before = await page.textContent(sel("think-summary"));
+  assert.match(before, /On the same 2 tasks: .*McNemar p = [01]\.\d\d/);
+  await page.fill(sel("think-prefix"), "1");
+  assert.equal(await think.getAttribute("data-prefix"), "1");
+  assert.match(await page.textContent(sel("think-summary")), /stopping the others after 1 token\./);
+});
+
+test("the depth panels fit 390 px, pass axe-core, and log no console errors", { timeout: MINUTE }, async () => {
+  await assertAccessible(page, "Lesson 3 with depth");
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `the page is ${width} px wide`);
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+  assert.deepEqual(session.consoleErrors, []);
+});
