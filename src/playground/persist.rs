@@ -29,7 +29,8 @@ pub fn forget() {
 pub const KIND: &str = "conversation";
 /// The store's pointer to the conversation the playground shows.
 pub const CURRENT: &str = "playground-conversation";
-/// Saves wait this long, so that typing or a slider's drag is saved once.
+/// Saves of the settings and the prompt box wait this long, so that typing or a slider's
+/// drag is saved once.
 const SETTLE: Duration = Duration::from_millis(300);
 
 /// The conversation's record: its export JSON as the body, its first message as the title.
@@ -110,17 +111,23 @@ fn unreadable(why: &str) -> String {
     format!("The conversation you had here last cannot be opened: {why} It is listed in Saved work; this is a new one.")
 }
 
-/// Saves the conversation a moment after each change while nothing runs (a running
-/// answer is saved when it ends, or when the page is left). An empty conversation is not
-/// an item of its own.
+/// Saves the conversation when it changes while nothing runs (at once: an answer that
+/// just ended is saved before a reload can come), and a moment after a change of the
+/// settings or the prompt box (typing, a slider's drag, saved once). A running answer is
+/// saved when it ends, or when the page is left. An empty conversation is not an item.
 pub fn keep_saved(chat: Chat) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
     // What was last saved or restored: the same again is not saved (its date would change).
     let last = StoredValue::new(None::<Record>);
+    let idle = move || chat.restored.get() && chat.running.get() == 0;
+    let clear = move || {
+        if let Some(handle) = pending.try_get_value().flatten() {
+            handle.clear();
+        }
+    };
     Effect::new(move |_| {
         chat.conversation.track();
-        let _ = chat.setup();
-        if !chat.restored.get() || chat.running.get() != 0 {
+        if !idle() {
             return;
         }
         if last.with_value(Option::is_none) {
@@ -133,16 +140,26 @@ pub fn keep_saved(chat: Chat) {
             }
             return;
         }
-        if let Some(handle) = pending.get_value() {
-            handle.clear();
+        clear();
+        save(chat, last);
+    });
+    Effect::new(move |_| {
+        let _ = chat.setup();
+        if !idle() {
+            return;
         }
-        pending.set_value(set_timeout_with_handle(move || save(chat, last), SETTLE).ok());
+        clear();
+        let later = move || {
+            // A request that started meanwhile is saved when it ends.
+            if chat.running.try_get_untracked() == Some(0) {
+                save(chat, last);
+            }
+        };
+        pending.set_value(set_timeout_with_handle(later, SETTLE).ok());
     });
     // Leaving the page: whatever is on it now, a running answer's tokens included.
     on_cleanup(move || {
-        if let Some(handle) = pending.try_get_value().flatten() {
-            handle.clear();
-        }
+        clear();
         if chat.restored.try_get_untracked() != Some(true) {
             return;
         }
