@@ -1,6 +1,6 @@
 //! A page's settings and prompt in the address bar: read when the page opens, and written
-//! back (replacing the history entry, not adding one) a moment after the learner changes
-//! them, so that copying the link reproduces what is on the screen.
+//! back (replacing the history entry, not adding one) when the learner changes them, so that
+//! copying the link reproduces what is on the screen, and Back returns to it.
 
 use super::settings_query::{from_query, FromUrl};
 use crate::routes::href;
@@ -9,8 +9,9 @@ use leptos::prelude::*;
 use std::time::Duration;
 use wasm_bindgen::JsValue;
 
-/// Writes wait this long: a slider sends dozens of changes a second, and browsers refuse
-/// history updates that come too fast.
+/// At most one write in this long: a slider sends dozens of changes a second, and browsers
+/// refuse history updates that come too fast. The first change of a pause is written at
+/// once, so that a change made just before leaving the page is in the entry Back returns to.
 const SETTLE: Duration = Duration::from_millis(250);
 
 /// The query of the address, over the page's `start` settings and `default_prompt`.
@@ -25,6 +26,8 @@ pub fn read(start: SamplerSettings, default_prompt: &str) -> FromUrl {
 /// Keeps the query of page `path` equal to what `query` computes (a reactive closure).
 pub fn keep(path: String, query: impl Fn() -> String + 'static) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
+    // When the last write was (performance.now(), ms).
+    let written = StoredValue::new(f64::NEG_INFINITY);
     Effect::new(move |first: Option<()>| {
         let query = query();
         // The address stays as it came until the learner changes something.
@@ -34,9 +37,24 @@ pub fn keep(path: String, query: impl Fn() -> String + 'static) {
         if let Some(handle) = pending.get_value() {
             handle.clear();
         }
+        let now = now_ms();
+        let wait = SETTLE.as_secs_f64() * 1000.0 - (now - written.get_value());
+        if wait <= 0.0 {
+            write(&path, &query);
+            written.set_value(now);
+            return;
+        }
         let path = path.clone();
-        pending.set_value(set_timeout_with_handle(move || write(&path, &query), SETTLE).ok());
+        let later = move || {
+            write(&path, &query);
+            written.set_value(now_ms());
+        };
+        pending.set_value(set_timeout_with_handle(later, Duration::from_secs_f64(wait / 1000.0)).ok());
     });
+}
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
 }
 
 fn write(path: &str, query: &str) {

@@ -97,10 +97,12 @@ pub fn whole_number_input(
             prop:value=move || value.get().to_string()
             on:input=move |ev| {
                 let text = event_target_value(&ev);
-                match text.trim().parse::<u64>() {
-                    Ok(n) if (min..=max).contains(&n) => {
+                // As the browser reads a number box: "1e3" is 1000, "12.0" is 12.
+                let whole = text.trim().parse::<f64>().ok().filter(|v| v.fract() == 0.0);
+                match whole {
+                    Some(v) if (min as f64..=max as f64).contains(&v) => {
                         refused.set(None);
-                        set.run(n)
+                        set.run(v as u64)
                     }
                     // A box being cleared to type a new number is not an entry yet.
                     _ if text.is_empty() => refused.set(None),

@@ -29,7 +29,7 @@ before(async () => {
       if (!request) return;
       request.responses.push(body);
       request.onResponse?.(body);
-      if (!["Progress", "Token"].includes(kind(body))) {
+      if (!["Progress", "Prefill", "Token"].includes(kind(body))) {
         pending.delete(id);
         request.resolve(request.responses);
       }

@@ -117,10 +117,11 @@ test("Run pressed twice in Lessons 2 and 3 sends one request each", { timeout: 4
   assert.deepEqual(await sent(t), ["RunExperiment"]);
 });
 
-test("playground: numbers out of range are clamped, refused entries are put back, a prompt past the context is refused", { timeout: 3 * MINUTE }, async () => {
+test("playground: numbers out of range are refused with their range, the value in use stays; a prompt past the context is refused", { timeout: 3 * MINUTE }, async () => {
   await page.click('nav >> text="Playground"');
   await page.waitForSelector(READY);
-  // Typed key by key, as a learner does (Chromium drops keys a number box cannot hold).
+  // Typed key by key, as a learner does (Chromium drops keys a number box cannot hold); each
+  // key acts, so "12" sets 1, then 12.
   const typed = async (testid, value) => {
     await page.focus(id(testid));
     await page.keyboard.press("Control+A");
@@ -129,15 +130,28 @@ test("playground: numbers out of range are clamped, refused entries are put back
     await page.keyboard.press("Tab");
     return page.inputValue(id(testid));
   };
-  assert.equal(await typed("max-tokens", "0"), "1");
-  assert.equal(await typed("max-tokens", "99999"), "1024");
+  // An entry out of range, put in at once: it stays in the box, with a message that names
+  // the range and the value still in use.
+  const refused = async (testid, value, range, still) => {
+    await page.fill(id(testid), value);
+    await page.keyboard.press("Tab");
+    assert.equal(await page.inputValue(id(testid)), value, `${testid}: the refused entry stays in view`);
+    assert.equal(await page.getAttribute(id(testid), "aria-invalid"), "true");
+    assert.match(await page.textContent(id(`${testid}-error`)), new RegExp(`^Not used: ${value} is not a whole number from ${range}\\. Still ${still}\\.$`));
+  };
   assert.equal(await typed("max-tokens", "12"), "12");
-  for (const bad of ["-5", "abc", ""]) {
+  await refused("max-tokens", "0", "1 to 1024", "12");
+  await refused("max-tokens", "99999", "1 to 1024", "12");
+  assert.equal(await typed("max-tokens", "12"), "12");
+  assert.equal(await page.isVisible(id("max-tokens-error")), false, "a valid entry clears the message");
+  await refused("top-k", "-5", "0 to 100", "40");
+  // Nothing typed (a number box drops letters): leaving it shows the value in use.
+  for (const bad of ["abc", ""]) {
     assert.equal(await typed("top-k", bad), "40", `top-k after typing ${JSON.stringify(bad)}`);
   }
-  // Each key acts: "1" set top-k to 1, "1e" and "1e3" are no whole numbers, so 1 stays.
-  assert.equal(await typed("top-k", "1e3"), "1");
-  assert.equal(await typed("seed", "99999999999"), "4294967295");
+  // As the browser reads a number box, "1e1" is 10.
+  assert.equal(await typed("top-k", "1e1"), "10");
+  await refused("seed", "99999999999", "0 to 4294967295", "\\d+");
   // A range input set by script (devtools, say) to values it would not offer.
   for (const bad of ["NaN", "-1", "7", "Infinity"]) {
     await setInput(page, "temperature", bad);
