@@ -7,13 +7,12 @@ use crate::lessons::reasoning::saved_runs;
 use crate::playground::persist;
 use crate::playground::saved::from_json;
 use crate::routes::set_title;
-use crate::ui::download::download;
+use crate::ui::download::{chosen_file, download};
 use crate::ui::store::{self, date_text, Entry, Record};
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 use leptos_router::NavigateOptions;
 use serde::{Deserialize, Serialize};
-use wasm_bindgen_futures::JsFuture;
 
 const FORMAT: &str = "inference-playground-saved-work";
 const VERSION: u32 = 1;
@@ -136,20 +135,11 @@ pub fn Saved() -> impl IntoView {
         ));
     };
     let import = move |ev: web_sys::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(file) = input.files().and_then(|files| files.get(0)) else {
+        let Some((name, text)) = chosen_file(&ev) else {
             return;
         };
-        input.set_value("");
         wasm_bindgen_futures::spawn_local(async move {
-            let text = JsFuture::from(file.text())
-                .await
-                .ok()
-                .and_then(|t| t.as_string());
-            let records = match text {
-                None => Err("The file could not be read as text.".to_string()),
-                Some(text) => imported(&text),
-            };
+            let records = text.await.and_then(|text| imported(&text));
             let result = match records {
                 Ok(records) => store::put_all(&records).await.map(|()| records.len()),
                 Err(e) => Err(e),
@@ -160,7 +150,7 @@ pub fn Saved() -> impl IntoView {
                     format!(
                         "Imported {n} {} from {}.",
                         if n == 1 { "item" } else { "items" },
-                        file.name()
+                        name
                     ),
                 ),
                 Err(e) => (false, e),

@@ -16,11 +16,10 @@ use super::transcript::Transcript;
 use crate::routes::set_title;
 use crate::bridge::Bridge;
 use crate::ui::address_bar;
-use crate::ui::download::download;
+use crate::ui::download::{chosen_file, download};
 use crate::ui::store;
 use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use leptos::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 const PATH: &str = "/playground";
 /// Below this width (CSS pixels) the settings start folded away.
@@ -220,24 +219,14 @@ fn SaveLoad() -> impl IntoView {
         );
     };
     let import = move |ev: web_sys::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(file) = input.files().and_then(|files| files.get(0)) else {
+        let Some((name, text)) = chosen_file(&ev) else {
             return;
         };
-        input.set_value("");
         wasm_bindgen_futures::spawn_local(async move {
-            let text = JsFuture::from(file.text())
-                .await
-                .ok()
-                .and_then(|t| t.as_string());
-            let result = match text {
-                None => Err("The file could not be read as text.".to_string()),
-                Some(text) => from_json(&text),
-            };
-            match result {
+            match text.await.and_then(|text| from_json(&text)) {
                 Ok((setup, conversation)) => {
                     open_imported(chat, setup, conversation);
-                    message.try_set(Some((true, format!("Loaded {}.", file.name()))));
+                    message.try_set(Some((true, format!("Loaded {name}."))));
                 }
                 Err(e) => {
                     message.try_set(Some((false, e)));

@@ -1,5 +1,5 @@
-//! Saving a text as a file on the learner's device (Lesson 3's results, the playground's
-//! conversation).
+//! Files on the learner's device, as text: saving one (Lesson 3's results, the playground's
+//! conversation, saved work) and reading the one chosen in a file input (the imports).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -27,4 +27,24 @@ pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
         std::time::Duration::from_secs(10),
     );
     Ok(())
+}
+
+/// The file chosen in the input that `ev` came from: its name and a future of its text. The
+/// input is cleared, so that choosing the same file again is a change too. `None` when no
+/// file was chosen.
+pub fn chosen_file(
+    ev: &web_sys::Event,
+) -> Option<(String, impl std::future::Future<Output = Result<String, String>>)> {
+    let input: web_sys::HtmlInputElement = event_target(ev);
+    let file = input.files()?.get(0)?;
+    input.set_value("");
+    let name = file.name();
+    let text = async move {
+        wasm_bindgen_futures::JsFuture::from(file.text())
+            .await
+            .ok()
+            .and_then(|t| t.as_string())
+            .ok_or_else(|| "The file could not be read as text.".to_string())
+    };
+    Some((name, text))
 }
