@@ -17,7 +17,7 @@ cd "$ROOT/crates/engine"
 CARGO_FUZZ_VERSION=0.13.2
 SECONDS_EACH="${FUZZ_SECONDS:-20}"
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(gguf_load tokenizer sampler)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(gguf_load tokenizer sampler chat_template)
 # Its own build directory, outside the checkout: the sanitizer flags would otherwise force
 # the workspace's normal builds to start over.
 FUZZ_TARGET_DIR="${FUZZ_TARGET_DIR:-$HOME/.cache/inference-playground/fuzz-target}"

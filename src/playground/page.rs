@@ -182,7 +182,7 @@ pub fn Playground() -> impl IntoView {
                             ></textarea>
                             <small id="system-prompt-hint">
                                 {move || if chat.system.with(String::is_empty) {
-                                    "None: the conversation has no system turn."
+                                    "Empty: the template is given an empty system message, so it writes an empty system turn instead of its default."
                                 } else if chat.system.with(|s| s == DEFAULT_SYSTEM_PROMPT) {
                                     "The model's default, which its chat template adds when a conversation has none."
                                 } else {

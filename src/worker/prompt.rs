@@ -2,7 +2,6 @@
 //! message as the page shows it.
 
 use crate::protocol::Turn;
-use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use engine::{conversation_tokens, prompt_tokens, Model, SystemPrompt};
 
 pub fn prompt_ids(model: &Model, prompt: &str, chat: bool) -> Result<Vec<u32>, String> {
@@ -14,8 +13,7 @@ pub fn prompt_ids(model: &Model, prompt: &str, chat: bool) -> Result<Vec<u32>, S
 /// that continued it), the prompt, then the answer's first tokens.
 pub fn turn_ids(model: &Model, prompt: &str, chat: bool, turn: &Turn) -> Result<Vec<u32>, String> {
     let mut ids = if chat {
-        let system = turn.system.as_deref().unwrap_or(DEFAULT_SYSTEM_PROMPT);
-        conversation_tokens(&model.tokenizer, system, &turn.earlier, prompt)
+        conversation_tokens(&model.tokenizer, turn.system.as_deref(), &turn.earlier, prompt)
             .map_err(|e| e.to_string())?
     } else if turn.system.is_some() {
         return Err("Raw text has no system prompt.".into());

@@ -141,7 +141,8 @@ pub struct Prompt {
     /// Use the prompt as-is, without the chat template.
     #[arg(long)]
     pub raw: bool,
-    /// Leave out the model's default system prompt.
+    /// An empty system message in place of the template's default (SmolLM2's then writes an
+    /// empty system turn).
     #[arg(long)]
     pub no_system_prompt: bool,
     /// A system prompt of one's own in place of the model's default, as the playground sends it.

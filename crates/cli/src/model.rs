@@ -37,7 +37,7 @@ pub fn session(model: Arc<Model>) -> Session {
 pub fn prompt_ids(model: &Model, p: &Prompt) -> Result<Vec<u32>, String> {
     needs_raw(model, p.raw)?;
     match &p.system {
-        Some(system) => conversation_tokens(&model.tokenizer, system, &[], &p.prompt),
+        Some(system) => conversation_tokens(&model.tokenizer, Some(system), &[], &p.prompt),
         None => prompt_tokens(&model.tokenizer, &p.prompt, p.raw, system_prompt(p)),
     }
     .map_err(|e| e.to_string())

@@ -1,12 +1,30 @@
-//! The ChatML template stored in the GGUF, applied as token ids: the template's own
-//! markers are control tokens, while what a person wrote is always encoded as plain text.
+//! A chat as the model sees it: the file's own chat template (`tokenizer.chat_template`),
+//! rendered by minijinja, then turned into ids so that the template's markers are control
+//! tokens while what a person wrote is always plain text.
+//!
+//! The template is untrusted input, like the rest of a file from anywhere: its rendering is
+//! bounded in steps (fuel), recursion and output, and it can call only minijinja's builtins,
+//! Python's string methods (`pycompat`, which many templates use) and `raise_exception`.
+//! No message's text passes through it: each message goes in as a marker, and the marker's
+//! place in the output is where its text (encoded as text, never as control tokens) or an
+//! earlier answer's own tokens go.
 
 use crate::error::{EngineError, Result};
-use crate::tokenizer::Tokenizer;
+use crate::tokenizer::{Piece, Tokenizer};
+use minijinja::{context, Environment, Error as TemplateError, ErrorKind};
 use serde::{Deserialize, Serialize};
+use std::io::{self, Write};
 
-/// The system prompt the GGUF's template inserts when a chat has none.
+/// The system prompt SmolLM2's template inserts when a chat has none (the playground
+/// shows it as the built-in model's default).
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
+
+/// Template instructions one rendering may run: real templates use a few thousand for a
+/// long conversation; a loop that never ends stops here.
+const FUEL: u64 = 1_000_000;
+/// Bytes of output one rendering may write, message texts not counted (they go in as
+/// markers): real templates write a few hundred per message.
+const MAX_OUTPUT: usize = 1 << 20;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -14,6 +32,16 @@ pub enum Role {
     System,
     User,
     Assistant,
+}
+
+impl Role {
+    fn name(&self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,47 +57,145 @@ impl Message {
     pub fn assistant(content: &str) -> Self {
         Self { role: Role::Assistant, content: content.into() }
     }
+    pub fn system(content: &str) -> Self {
+        Self { role: Role::System, content: content.into() }
+    }
 }
 
 /// What to do when the chat has no system message.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum SystemPrompt {
-    /// As the template does: insert `DEFAULT_SYSTEM_PROMPT`.
+    /// As the template does (SmolLM2's inserts `DEFAULT_SYSTEM_PROMPT`).
     Default,
-    /// Leave it out.
+    /// An empty system message, which is how a template that inserts a default is told not to.
     Off,
 }
 
-/// `<|im_start|>{role}\n{content}<|im_end|>\n` for each message, then
-/// `<|im_start|>assistant\n` so that the model answers.
+/// A message's content as it goes into the context: text to encode, or tokens already
+/// generated (an earlier answer, kept exactly as the KV cache holds it).
+enum Content<'a> {
+    Text(&'a str),
+    Ids(&'a [u32]),
+}
+
+struct Turn<'a> {
+    role: &'a str,
+    content: Content<'a>,
+}
+
+/// The chat template applied to `messages`, ending where the model's answer starts.
 pub fn chat_tokens(tok: &Tokenizer, messages: &[Message], system: SystemPrompt) -> Result<Vec<u32>> {
-    let marker = |t: &str| {
-        tok.control_id(t).ok_or_else(|| EngineError::InvalidModel(format!("the vocabulary has no {t} token")))
-    };
-    let (start, end) = (marker("<|im_start|>")?, marker("<|im_end|>")?);
+    let mut turns = Vec::with_capacity(messages.len() + 1);
+    if system == SystemPrompt::Off && messages.first().is_none_or(|m| m.role != Role::System) {
+        turns.push(Turn { role: "system", content: Content::Text("") });
+    }
+    turns.extend(messages.iter().map(|m| Turn { role: m.role.name(), content: Content::Text(&m.content) }));
+    render_tokens(tok, &turns)
+}
+
+/// The template rendered with a marker for each turn's content, then encoded: the template's
+/// text with its written-out control tokens as such, each content in its marker's place.
+fn render_tokens(tok: &Tokenizer, turns: &[Turn]) -> Result<Vec<u32>> {
+    let template = tok.chat_template.as_deref().ok_or_else(|| {
+        EngineError::InvalidPrompt("this model has no chat template (a base model): it continues text as written".into())
+    })?;
+    let texts = || turns.iter().filter_map(|t| if let Content::Text(s) = t.content { Some(s) } else { None });
+    // A character that neither the template nor any message holds.
+    let mark = ('\u{E000}'..='\u{F8FF}')
+        .find(|&c| !template.contains(c) && texts().all(|s| !s.contains(c)))
+        .ok_or_else(|| EngineError::InvalidPrompt("the messages use every private-use character".into()))?;
+    let messages: Vec<_> =
+        turns.iter().enumerate().map(|(i, t)| context! { role => t.role, content => format!("{mark}{i}{mark}") }).collect();
+    let rendered = render(template, tok, messages)?;
+
     let mut ids = Vec::new();
-    let turn = |ids: &mut Vec<u32>, role: &str, content: Option<&str>| -> Result<()> {
-        ids.push(start);
-        ids.extend(tok.encode(&format!("{role}\n{}", content.unwrap_or("")), false)?);
-        if content.is_some() {
-            ids.push(end);
-            ids.extend(tok.encode("\n", false)?);
-        }
+    // Text waiting to be encoded: runs of template text and message text are encoded
+    // together, as the whole rendered string would be, but only the template's part was
+    // searched for control tokens.
+    let mut text = String::new();
+    let flush = |ids: &mut Vec<u32>, text: &mut String| -> Result<()> {
+        tok.extend_plain(ids, text)?;
+        text.clear();
         Ok(())
     };
-    if system == SystemPrompt::Default && messages.first().is_none_or(|m| m.role != Role::System) {
-        turn(&mut ids, "system", Some(DEFAULT_SYSTEM_PROMPT))?;
+    let parts: Vec<&str> = rendered.split(mark).collect();
+    if parts.len() % 2 == 0 {
+        return Err(template_error("it cut a message's text apart"));
     }
-    for m in messages {
-        let role = match m.role {
-            Role::System => "system",
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        turn(&mut ids, role, Some(&m.content))?;
+    for (k, part) in parts.iter().enumerate() {
+        if k % 2 == 0 {
+            for piece in tok.split_control(part) {
+                match piece {
+                    Piece::Text(t) => text.push_str(t),
+                    Piece::Control(id) => {
+                        flush(&mut ids, &mut text)?;
+                        ids.push(id);
+                    }
+                }
+            }
+        } else {
+            let turn = part.parse::<usize>().ok().and_then(|i| turns.get(i));
+            match turn.map(|t| &t.content).ok_or_else(|| template_error("it changed a message's text"))? {
+                Content::Text(t) => text.push_str(t),
+                Content::Ids(a) => {
+                    flush(&mut ids, &mut text)?;
+                    ids.extend_from_slice(a);
+                }
+            }
+        }
     }
-    turn(&mut ids, "assistant", None)?;
+    flush(&mut ids, &mut text)?;
+    if let Some(bos) = tok.bos.filter(|&b| tok.add_bos && ids.first() != Some(&b)) {
+        ids.insert(0, bos);
+    }
     Ok(ids)
+}
+
+/// The template's text for `messages`, with the prompt for the model's answer at the end.
+fn render(template: &str, tok: &Tokenizer, messages: Vec<minijinja::Value>) -> Result<String> {
+    let mut env = Environment::new();
+    env.set_fuel(Some(FUEL));
+    env.set_recursion_limit(64);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.add_function("raise_exception", |m: String| -> std::result::Result<String, TemplateError> {
+        Err(TemplateError::new(ErrorKind::InvalidOperation, m))
+    });
+    let compiled = env.template_from_str(template).map_err(|e| template_error(&e.to_string()))?;
+    let token = |id: Option<u32>| id.map(|i| tok.token_text(i)).unwrap_or_default();
+    let ctx = context! {
+        messages,
+        add_generation_prompt => true,
+        bos_token => token(tok.bos),
+        eos_token => token(Some(tok.eos)),
+    };
+    let mut out = Bounded { bytes: Vec::new() };
+    compiled.render_captured_to(ctx, &mut out).map_err(|e| match e.kind() {
+        ErrorKind::WriteFailure => template_error(&format!("it writes more than {MAX_OUTPUT} bytes")),
+        _ => template_error(&e.to_string()),
+    })?;
+    String::from_utf8(out.bytes).map_err(|_| template_error("its output is not UTF-8"))
+}
+
+fn template_error(m: &str) -> EngineError {
+    EngineError::InvalidModel(format!("the chat template cannot be used: {m}"))
+}
+
+/// Output that refuses to grow past `MAX_OUTPUT`.
+struct Bounded {
+    bytes: Vec<u8>,
+}
+
+impl Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.bytes.len() + buf.len() > MAX_OUTPUT {
+            return Err(io::ErrorKind::OutOfMemory.into());
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// One finished exchange of a conversation: what the user wrote, and the answer's tokens as
@@ -81,33 +207,23 @@ pub struct Exchange {
     pub answer: Vec<u32>,
 }
 
-/// A conversation's context for the next answer: the system turn (none when `system` is
-/// empty), the earlier exchanges, the new user message, then `<|im_start|>assistant\n`.
-/// With `earlier` empty and `system` the default, this is `chat_tokens` of one message.
-pub fn conversation_tokens(tok: &Tokenizer, system: &str, earlier: &[Exchange], user: &str) -> Result<Vec<u32>> {
+/// A conversation's context for the next answer: the system message (`None`: the template's
+/// own default; `Some("")`: an empty one), the earlier exchanges with each answer's own
+/// tokens, the new user message, then the prompt for the answer.
+pub fn conversation_tokens(tok: &Tokenizer, system: Option<&str>, earlier: &[Exchange], user: &str) -> Result<Vec<u32>> {
     if user.trim().is_empty() {
         return Err(EngineError::InvalidPrompt("the prompt is empty".into()));
     }
-    let mut messages = Vec::new();
-    if !system.is_empty() {
-        messages.push(Message { role: Role::System, content: system.into() });
+    let mut turns = Vec::with_capacity(2 * earlier.len() + 2);
+    if let Some(system) = system {
+        turns.push(Turn { role: "system", content: Content::Text(system) });
     }
-    let mut ids = Vec::new();
     for e in earlier {
-        messages.push(Message::user(&e.user));
-        // The template up to the answer, then the answer's own tokens and the turn's end.
-        ids.extend(chat_tokens(tok, &messages, SystemPrompt::Off)?);
-        ids.extend(&e.answer);
-        ids.push(
-            tok.control_id("<|im_end|>")
-                .ok_or_else(|| EngineError::InvalidModel("the vocabulary has no <|im_end|> token".into()))?,
-        );
-        ids.extend(tok.encode("\n", false)?);
-        messages.clear();
+        turns.push(Turn { role: "user", content: Content::Text(&e.user) });
+        turns.push(Turn { role: "assistant", content: Content::Ids(&e.answer) });
     }
-    messages.push(Message::user(user));
-    ids.extend(chat_tokens(tok, &messages, SystemPrompt::Off)?);
-    Ok(ids)
+    turns.push(Turn { role: "user", content: Content::Text(user) });
+    render_tokens(tok, &turns)
 }
 
 /// A prompt as the model sees it: a user message through the chat template, or with `raw`

@@ -224,6 +224,7 @@ impl TinyModel {
                 ("tokenizer.ggml.merges", strings(&merges)),
                 ("tokenizer.ggml.bos_token_id", Value::U32(1)),
                 ("tokenizer.ggml.eos_token_id", Value::U32(2)),
+                ("tokenizer.chat_template", Value::String(CHATML.into())),
             ]),
             true => {
                 let (tokens, types, scores) = sentencepiece();
@@ -246,6 +247,11 @@ impl TinyModel {
         out.into_inner()
     }
 }
+
+/// A plain ChatML template (SmolLM2's without its default system turn), for the tiny
+/// model's byte-level vocabulary, which has the ChatML markers.
+const CHATML: &str = "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}\
+{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
 
 /// Where tensor `name`'s data starts in GGUF `bytes`, for tests that corrupt one block.
 pub fn tensor_data_at(bytes: &[u8], name: &str) -> usize {

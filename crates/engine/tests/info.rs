@@ -92,10 +92,10 @@ fn a_small_file_of_each_architecture() {
 fn name_and_chat_template_come_from_the_metadata() {
     let named = with_metadata(TinyModel::default(), "general.name", Some(Value::String("Tiny".into())));
     assert_eq!(info_of(&named).unwrap().name.as_deref(), Some("Tiny"));
-    let template = Some(Value::String("{{ messages }}".into()));
-    let chat = with_metadata(TinyModel::default(), "tokenizer.chat_template", template);
-    assert!(info_of(&chat).unwrap().chat_template);
-    assert!(!info_of(&TinyModel::default().to_gguf()).unwrap().chat_template);
+    // The tiny model carries a ChatML template; without it, the file is a base model.
+    assert!(info_of(&TinyModel::default().to_gguf()).unwrap().chat_template);
+    let base = with_metadata(TinyModel::default(), "tokenizer.chat_template", None);
+    assert!(!info_of(&base).unwrap().chat_template);
 }
 
 /// Cut in the header: the header's error. Cut in the tensor data: the first tensor cut is

@@ -32,6 +32,13 @@ pub enum TokenizerKind {
     SentencePiece,
 }
 
+/// A stretch of text as `Tokenizer::split_control` finds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Piece<'a> {
+    Text(&'a str),
+    Control(u32),
+}
+
 enum Pieces {
     Bpe(bpe::Bpe),
     Spm(spm::Spm),
@@ -174,36 +181,54 @@ impl Tokenizer {
     /// (`<|im_end|>`) becomes that token; without, it is encoded as ordinary characters.
     pub fn encode(&self, text: &str, parse_special: bool) -> Result<Vec<u32>> {
         let mut ids = Vec::new();
-        let mut rest = text;
-        while !rest.is_empty() {
-            let next = match parse_special {
-                true => self
-                    .control
-                    .iter()
-                    .filter_map(|(t, id)| rest.find(t.as_str()).map(|at| (at, t.len(), *id)))
-                    .min_by_key(|&(at, len, _)| (at, std::cmp::Reverse(len))),
-                false => None,
-            };
-            let (plain, special) = match next {
-                Some((at, len, id)) => (&rest[..at], Some((len, id, at))),
-                None => (rest, None),
-            };
-            if !plain.is_empty() {
-                match &self.pieces {
-                    Pieces::Bpe(b) => ids.extend(b.encode(plain)?),
-                    // SentencePiece's leading space goes where the input starts or a control token ended.
-                    Pieces::Spm(s) => ids.extend(s.encode(plain, ids.last().is_none_or(|&l| self.is_control(l)))),
+        match parse_special {
+            true => {
+                for piece in self.split_control(text) {
+                    match piece {
+                        Piece::Text(plain) => self.extend_plain(&mut ids, plain)?,
+                        Piece::Control(id) => ids.push(id),
+                    }
                 }
             }
-            match special {
-                Some((len, id, at)) => {
-                    ids.push(id);
-                    rest = &rest[at + len..];
-                }
-                None => rest = "",
-            }
+            false => self.extend_plain(&mut ids, text)?,
         }
         Ok(ids)
+    }
+
+    /// `text` cut at the written-out control tokens it holds, the longest first where two
+    /// start at the same place.
+    pub fn split_control<'a>(&self, text: &'a str) -> Vec<Piece<'a>> {
+        let mut pieces = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let next = self
+                .control
+                .iter()
+                .filter_map(|(t, id)| rest.find(t.as_str()).map(|at| (at, t.len(), *id)))
+                .min_by_key(|&(at, len, _)| (at, std::cmp::Reverse(len)));
+            let Some((at, len, id)) = next else {
+                pieces.push(Piece::Text(rest));
+                break;
+            };
+            if at > 0 {
+                pieces.push(Piece::Text(&rest[..at]));
+            }
+            pieces.push(Piece::Control(id));
+            rest = &rest[at + len..];
+        }
+        pieces
+    }
+
+    /// Appends `plain`'s ids to `ids`, all of it as ordinary text. SentencePiece's leading
+    /// space goes where the input starts or a control token ended.
+    pub fn extend_plain(&self, ids: &mut Vec<u32>, plain: &str) -> Result<()> {
+        if !plain.is_empty() {
+            match &self.pieces {
+                Pieces::Bpe(b) => ids.extend(b.encode(plain)?),
+                Pieces::Spm(s) => ids.extend(s.encode(plain, ids.last().is_none_or(|&l| self.is_control(l)))),
+            }
+        }
+        Ok(())
     }
 
     /// The bytes one token stands for: a token may hold part of a UTF-8 character.
