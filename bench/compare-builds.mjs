@@ -29,7 +29,8 @@ const rust = async (file, name) => {
   return m[1].replace(/\\\n\s*/g, "");
 };
 const PROMPT = `<|im_start|>system\n${await rust("crates/engine/src/chat.rs", "DEFAULT_SYSTEM_PROMPT")}<|im_end|>\n<|im_start|>user\n${await rust("crates/cli/src/bench.rs", "BENCH_PROMPT")}<|im_end|>\n<|im_start|>assistant\n`;
-const query = `model=${encodeURIComponent(await rust("src/bridge.rs", "MODEL_URL"))}&sha256=${await rust("src/bridge.rs", "MODEL_SHA256")}`;
+const builtIn = (await readFile(join(ROOT, "src/model_file.rs"), "utf8")).match(/BUILT_INS[\s\S]*?url: "([^"]+)",\s*sha256: "([0-9a-f]{64})"/);
+const query = `model=${encodeURIComponent(builtIn[1])}&sha256=${builtIn[2]}`;
 
 const sites = [];
 const servers = [];

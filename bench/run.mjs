@@ -6,9 +6,11 @@
 // as /wllama/): origin A runs the real app, for its page-open-to-model-ready time; origin B
 // runs both engines' bench pages, never visited by the app, so its service worker does not
 // stand between them and the network. The last stdout line is the JSON summary.
-import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { createReadStream, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch } from "../tests/e2e/browser.mjs";
 import { serve } from "../tests/e2e/static-server.mjs";
@@ -43,10 +45,30 @@ async function rustString(file, name) {
 
 const BENCH_PROMPT = await rustString("crates/cli/src/bench.rs", "BENCH_PROMPT");
 const SYSTEM = await rustString("crates/engine/src/chat.rs", "DEFAULT_SYSTEM_PROMPT");
-const MODEL_URL = await rustString("src/bridge.rs", "MODEL_URL");
-const MODEL_SHA256 = await rustString("src/bridge.rs", "MODEL_SHA256");
-// The chat template as text (the GGUF's ChatML, as crates/engine/src/chat.rs applies it).
-const PROMPT = `<|im_start|>system\n${SYSTEM}<|im_end|>\n<|im_start|>user\n${BENCH_PROMPT}<|im_end|>\n<|im_start|>assistant\n`;
+// --model PATH: any GGUF file, served to both engines from the bench's own origin, with the
+// plain BENCH_PROMPT (no template: both engines tokenize the same text, BOS as the file asks).
+// Without it, the site's default built-in (src/model_file.rs) with its chat template as text.
+const MODEL_FILE = opt("model", null);
+const builtIn = await defaultBuiltIn();
+const MODEL_URL = MODEL_FILE ? `bench-models/${basename(MODEL_FILE)}` : builtIn.url;
+const MODEL_SHA256 = MODEL_FILE ? await sha256(MODEL_FILE) : builtIn.sha256;
+const PROMPT = MODEL_FILE
+  ? BENCH_PROMPT
+  : `<|im_start|>system\n${SYSTEM}<|im_end|>\n<|im_start|>user\n${BENCH_PROMPT}<|im_end|>\n<|im_start|>assistant\n`;
+
+/** The first of src/model_file.rs's BUILT_INS: the model the site loads by default. */
+async function defaultBuiltIn() {
+  const source = await readFile(join(ROOT, "src/model_file.rs"), "utf8");
+  const m = source.match(/BUILT_INS[\s\S]*?url: "([^"]+)",\s*sha256: "([0-9a-f]{64})"/);
+  if (!m) throw new Error("no built-in model in src/model_file.rs");
+  return { url: m[1], sha256: m[2] };
+}
+
+async function sha256(path) {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk);
+  return hash.digest("hex");
+}
 
 // One directory holding the site and the bench pages, by symlinks.
 const site = await mkdtemp(join(tmpdir(), "playground-bench-"));
@@ -55,6 +77,10 @@ for (const entry of await readdir(join(ROOT, "dist"))) {
 }
 await symlink(join(ROOT, "bench/web"), join(site, "bench"));
 await symlink(join(ROOT, "bench/node_modules/@wllama/wllama/esm"), join(site, "wllama"));
+if (MODEL_FILE) {
+  await mkdir(join(site, "bench-models"));
+  await symlink(resolve(MODEL_FILE), join(site, MODEL_URL));
+}
 const app = await serve(site);
 const benchOrigin = await serve(site);
 const browser = await launch();
@@ -140,10 +166,13 @@ const median = (xs) => {
 
 let summary;
 try {
-  log(`bench/browser: ${ROUNDS} rounds at ${THREADS.join(" and ")} threads; prompt ${PROMPT.length} characters (chat-templated BENCH_PROMPT), ${TOKENS} greedy tokens`);
+  log(`bench/browser: ${MODEL_FILE ?? MODEL_URL}, ${ROUNDS} rounds at ${THREADS.join(" and ")} threads; prompt ${PROMPT.length} characters (${MODEL_FILE ? "plain" : "chat-templated"} BENCH_PROMPT), ${TOKENS} greedy tokens`);
   log("warm-up: first visits (downloads, caches) and compilation");
-  const firstApp = await appReady();
-  log(`  app: model ready ${(firstApp.ready_ms / 1000).toFixed(1)} s after page open (from cache: ${firstApp.from_cache})`);
+  // The app loads its own built-in model: its ready time is measured for that model only.
+  if (!MODEL_FILE) {
+    const firstApp = await appReady();
+    log(`  app: model ready ${(firstApp.ready_ms / 1000).toFixed(1)} s after page open (from cache: ${firstApp.from_cache})`);
+  }
   for (const engine of ["ours", "wllama"]) {
     const r = await enginePage(engine, 1);
     log(`  ${engine}: ready ${(r.page_ready_ms / 1000).toFixed(1)} s, ${r.prompt_tokens} prompt tokens, prefill ${r.prefill_tps.toFixed(1)} tok/s, decode ${r.decode_tps.toFixed(1)} tok/s`);
@@ -154,9 +183,10 @@ try {
   for (let i = 1; i <= ROUNDS; i++) {
     const round = {};
     for (const threads of THREADS) {
-      const a = await appReady();
-      if (!a.from_cache) throw new Error("the app did not load the model from its cache");
-      const ours = { ...(await enginePage("ours", threads)), ready_ms: a.ready_ms };
+      const a = MODEL_FILE ? null : await appReady();
+      if (a && !a.from_cache) throw new Error("the app did not load the model from its cache");
+      const page = await enginePage("ours", threads);
+      const ours = { ...page, ready_ms: a ? a.ready_ms : page.page_ready_ms };
       const wllama = await enginePage("wllama", threads);
       wllama.ready_ms = wllama.page_ready_ms;
       round[threads] = { ours, wllama };
@@ -199,7 +229,7 @@ try {
     THREADS.map((t) => [t, { ours: pick("ours", t), wllama: pick("wllama", t), ratio: ratioOf((r, k) => r[t].ours[k] / r[t].wllama[k]) }]),
   );
   const scaling = ratioOf((r, k) => r[2].ours[k] / r[1].ours[k]);
-  const fileMb = (await import("node:fs")).statSync(join(ROOT, "dist", MODEL_URL)).size / 1e6;
+  const fileMb = statSync(MODEL_FILE ?? join(ROOT, "dist", MODEL_URL)).size / 1e6;
   const texts = THREADS.flatMap((t) => [byThreads[t].ours.extra.text, byThreads[t].wllama.extra.text]);
   const oursSame = byThreads[1].ours.extra.text === byThreads[2].ours.extra.text;
   if (!oursSame) throw new Error("our engine's greedy text differs between 1 and 2 threads (an engine bug)");
