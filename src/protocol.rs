@@ -524,7 +524,8 @@ pub struct CycleReport {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Turn {
-    /// The system message; `None`: the template's default; empty: none at all (chat only).
+    /// The system message; `None`: the template's default; empty: an empty system message,
+    /// which a template that inserts a default writes as an empty system turn (chat only).
     pub system: Option<String>,
     /// The exchanges before `prompt` (in raw text: the texts added before, each with its continuation).
     pub earlier: Vec<Exchange>,

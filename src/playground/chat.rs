@@ -8,6 +8,7 @@ use super::conversation::{Conversation, Footer, Token};
 use super::link::Setup;
 use crate::bridge::{Bridge, ModelStatus};
 use crate::protocol::{Request, Response, Turn};
+use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
 
@@ -283,7 +284,9 @@ impl Chat {
             settings: self.settings.get_untracked(),
             max_tokens: self.max_tokens.get_untracked(),
             turn: Turn {
-                system: chat.then(|| self.system.get_untracked()),
+                // The built-in's default text is sent as no system message, so that a model
+                // from another family gets its own template's default, not SmolLM2's.
+                system: chat.then(|| self.system.get_untracked()).filter(|s| s != DEFAULT_SYSTEM_PROMPT),
                 earlier: c.earlier(j),
                 answer: c.exchanges[j].answer().ids(),
                 force,
