@@ -154,8 +154,7 @@ fn pass_bench_times_a_pass_and_refuses_sizes_it_has_no_room_for() {
 // The real model.
 
 fn real_reference() -> Reference {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-    Reference::from_gguf_bytes(&std::fs::read(path).expect("run scripts/fetch-model.sh")).unwrap()
+    Reference::from_gguf_bytes(&real_bytes()).unwrap()
 }
 
 fn chat(m: &Model, text: &str) -> Vec<u32> {

@@ -4,24 +4,33 @@
 //! a flood of output, runaway recursion, an edit of a message's text) is refused with a
 //! sentence, never a hang or a panic.
 
+mod common;
 use candle_core::quantized::gguf_file::{Content, Value};
+use common::model_path;
 use engine::tokenizer::Tokenizer;
 use engine::{chat_tokens, conversation_tokens, Exchange, Message, SystemPrompt};
-use std::path::PathBuf;
+
+/// The header of a file in public/models.
+fn header(file: &str) -> Content {
+    let path = model_path(file);
+    let mut f = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}; run scripts/fetch-model.sh", path.display()));
+    Content::read(&mut f).unwrap()
+}
+
+fn tokenizer_of(content: &Content) -> Tokenizer {
+    let vocab = content.metadata["tokenizer.ggml.tokens"].to_vec().unwrap().len();
+    Tokenizer::from_gguf(content, vocab).unwrap()
+}
 
 /// The tokenizer of a file in public/models, with its chat template replaced by `template`
-/// (`None` removes it). The path is found when the test runs (tests/common/mod.rs says why).
+/// (`None` removes it).
 fn tokenizer(file: &str, template: Option<&str>) -> Tokenizer {
-    let package = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
-    let path = package.join("../../public/models").join(file);
-    let mut f = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}; run scripts/fetch-model.sh", path.display()));
-    let mut content = Content::read(&mut f).unwrap();
+    let mut content = header(file);
     match template {
         Some(t) => content.metadata.insert("tokenizer.chat_template".into(), Value::String(t.into())),
         None => content.metadata.remove("tokenizer.chat_template"),
     };
-    let vocab = content.metadata["tokenizer.ggml.tokens"].to_vec().unwrap().len();
-    Tokenizer::from_gguf(&content, vocab).unwrap()
+    tokenizer_of(&content)
 }
 
 const SMOLLM2: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
@@ -29,12 +38,10 @@ const GEMMA: &str = "gemma-3-270m.Q4_K_M.gguf";
 
 /// SmolLM2's own template, as its file has it.
 fn smollm2() -> Tokenizer {
-    let package = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
-    let mut f = std::fs::File::open(package.join("../../public/models").join(SMOLLM2)).unwrap();
-    let content = Content::read(&mut f).unwrap();
-    let template = content.metadata["tokenizer.chat_template"].to_string().unwrap().clone();
+    let content = header(SMOLLM2);
+    let template = content.metadata["tokenizer.chat_template"].to_string().unwrap();
     assert!(template.contains("<|im_start|>"), "SmolLM2's file carries its ChatML template");
-    tokenizer(SMOLLM2, Some(&template))
+    tokenizer_of(&content)
 }
 
 #[test]

@@ -11,15 +11,13 @@ use engine::gguf::info::info;
 use engine::kv_cache::KvCache;
 use engine::{prompt_tokens, Model, SamplerSettings, SystemPrompt};
 use gemma3_reference::Gemma3Reference;
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-/// The file from the checkout being tested, found when the test runs (as `common::real_bytes`).
+/// The file from the checkout being tested, found when the test runs (`common::model_path`).
 fn bytes() -> &'static [u8] {
     static B: OnceLock<Vec<u8>> = OnceLock::new();
     B.get_or_init(|| {
-        let package = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
-        let path = package.join("../../public/models/gemma-3-270m.Q4_K_M.gguf");
+        let path = common::model_path("gemma-3-270m.Q4_K_M.gguf");
         std::fs::read(&path).unwrap_or_else(|e| panic!("Gemma at {}: {e}; run scripts/fetch-model.sh", path.display()))
     })
 }

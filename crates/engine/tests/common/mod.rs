@@ -14,14 +14,19 @@ pub fn tiny() -> Arc<Model> {
         .clone()
 }
 
-/// The real SmolLM2 file's bytes, from the checkout being tested (scripts/fetch-model.sh
-/// puts it there; the test command runs that first, so these tests fail rather than skip
-/// when it is missing). The path is found when the test runs, not when it is compiled: a
-/// shared build directory may hold a test binary compiled in another checkout.
-pub fn real_bytes() -> Vec<u8> {
+/// A model file of public/models in the checkout being tested (scripts/fetch-model.sh puts
+/// it there; the test command runs that first, so these tests fail rather than skip when it
+/// is missing). The path is found when the test runs, not when it is compiled: a shared
+/// build directory may hold a test binary compiled in another checkout.
+pub fn model_path(file: &str) -> PathBuf {
     // `cargo test` sets CARGO_MANIFEST_DIR for the run, and starts in the package's directory.
     let package = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
-    let path = package.join("../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    package.join("../../public/models").join(file)
+}
+
+/// The real SmolLM2 file's bytes.
+pub fn real_bytes() -> Vec<u8> {
+    let path = model_path("SmolLM2-135M-Instruct.Q4_1.gguf");
     std::fs::read(&path)
         .unwrap_or_else(|e| panic!("the real model at {}: {e}; run scripts/fetch-model.sh", path.display()))
 }
