@@ -3,13 +3,14 @@
 // chosen. Each build is served on its own 127.0.0.1 origin with bench/web at /bench.
 //   node bench/compare-builds.mjs [--rounds N] DIST_A DIST_B [DIST_C …]
 // Prints each build's medians and its ratio to the first build; the last line is JSON.
-import { mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
+import { mkdtemp, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch } from "../tests/e2e/browser.mjs";
 import { serve } from "../tests/e2e/static-server.mjs";
 import { CpuSampler, cpuRates } from "./cpu.mjs";
+import { chatBenchPrompt, defaultBuiltIn } from "./sources.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -24,13 +25,9 @@ if (dists.length < 2 || !(rounds >= 1)) {
   process.exit(2);
 }
 
-const rust = async (file, name) => {
-  const m = (await readFile(join(ROOT, file), "utf8")).match(new RegExp(`const ${name}: &str =\\s*"((?:[^"\\\\]|\\\\[\\s\\S])*)"`));
-  return m[1].replace(/\\\n\s*/g, "");
-};
-const PROMPT = `<|im_start|>system\n${await rust("crates/engine/src/chat.rs", "DEFAULT_SYSTEM_PROMPT")}<|im_end|>\n<|im_start|>user\n${await rust("crates/cli/src/bench.rs", "BENCH_PROMPT")}<|im_end|>\n<|im_start|>assistant\n`;
-const builtIn = (await readFile(join(ROOT, "src/model_file.rs"), "utf8")).match(/BUILT_INS[\s\S]*?url: "([^"]+)",\s*sha256: "([0-9a-f]{64})"/);
-const query = `model=${encodeURIComponent(builtIn[1])}&sha256=${builtIn[2]}`;
+const PROMPT = await chatBenchPrompt();
+const builtIn = await defaultBuiltIn();
+const query = `model=${encodeURIComponent(builtIn.url)}&sha256=${builtIn.sha256}`;
 
 const sites = [];
 const servers = [];

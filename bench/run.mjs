@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { launch } from "../tests/e2e/browser.mjs";
 import { serve } from "../tests/e2e/static-server.mjs";
 import { CpuSampler, cpuRates } from "./cpu.mjs";
+import { benchPrompt, chatBenchPrompt, defaultBuiltIn } from "./sources.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TOKENS = 128;
@@ -35,34 +36,14 @@ if (!(ROUNDS >= 1)) throw new Error("--rounds must be at least 1");
 
 const log = (...a) => console.log(...a);
 
-/** A Rust string constant, with `\` line continuations and escapes resolved. */
-async function rustString(file, name) {
-  const source = await readFile(join(ROOT, file), "utf8");
-  const m = source.match(new RegExp(`const ${name}: &str =\\s*"((?:[^"\\\\]|\\\\[\\s\\S])*)"`));
-  if (!m) throw new Error(`${name} not found in ${file}`);
-  return m[1].replace(/\\\n\s*/g, "").replace(/\\(["\\n])/g, (_, c) => (c === "n" ? "\n" : c));
-}
-
-const BENCH_PROMPT = await rustString("crates/cli/src/bench.rs", "BENCH_PROMPT");
-const SYSTEM = await rustString("crates/engine/src/chat.rs", "DEFAULT_SYSTEM_PROMPT");
 // --model PATH: any GGUF file, served to both engines from the bench's own origin, with the
 // plain BENCH_PROMPT (no template: both engines tokenize the same text, BOS as the file asks).
-// Without it, the site's default built-in (src/model_file.rs) with its chat template as text.
+// Without it, the site's model (src/model_file.rs) with its chat template as text.
 const MODEL_FILE = opt("model", null);
 const builtIn = await defaultBuiltIn();
 const MODEL_URL = MODEL_FILE ? `bench-models/${basename(MODEL_FILE)}` : builtIn.url;
 const MODEL_SHA256 = MODEL_FILE ? await sha256(MODEL_FILE) : builtIn.sha256;
-const PROMPT = MODEL_FILE
-  ? BENCH_PROMPT
-  : `<|im_start|>system\n${SYSTEM}<|im_end|>\n<|im_start|>user\n${BENCH_PROMPT}<|im_end|>\n<|im_start|>assistant\n`;
-
-/** The first of src/model_file.rs's BUILT_INS: the model the site loads by default. */
-async function defaultBuiltIn() {
-  const source = await readFile(join(ROOT, "src/model_file.rs"), "utf8");
-  const m = source.match(/BUILT_INS[\s\S]*?url: "([^"]+)",\s*sha256: "([0-9a-f]{64})"/);
-  if (!m) throw new Error("no built-in model in src/model_file.rs");
-  return { url: m[1], sha256: m[2] };
-}
+const PROMPT = MODEL_FILE ? await benchPrompt() : await chatBenchPrompt();
 
 async function sha256(path) {
   const hash = createHash("sha256");
@@ -286,7 +267,7 @@ function markdown({ byThreads, scaling, fileMb, same, rounds, cpu }) {
     `## ${date}: browser, our engine and wllama at 1 and 2 threads in the same run (bench/browser)`,
     "",
     `${cpu}. Debian's Chromium, headless, the pages cross-origin isolated (COOP/COEP), both engines at the same`,
-    `thread count. The chat-templated BENCH_PROMPT as text, then exactly ${TOKENS} greedy tokens (end-of-turn ignored).`,
+    `thread count. ${MODEL_FILE ? `${basename(MODEL_FILE)}; the plain` : "The chat-templated"} BENCH_PROMPT as text, then exactly ${TOKENS} greedy tokens (end-of-turn ignored).`,
     `${rounds} rounds, each running, at 1 thread and then at 2, our engine then wllama, each in a fresh page after an`,
     `${WARMUP_TOKENS}-token warm-up on another prompt; medians. Ours runs through the app's own multi-threaded worker and`,
     "protocol (`SetThreads`); wllama 3.13.0 (npm) with `n_threads` 1 or 2 (its multi-threaded build at 2),",
