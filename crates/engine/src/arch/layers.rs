@@ -9,7 +9,7 @@ use crate::gguf::config::Config;
 use crate::gguf::TensorReader;
 use crate::memory;
 use crate::parallel;
-use crate::quant::simd::{axpy, dot};
+use crate::quant::simd::{dots, weighted_sum};
 use crate::quant::QMatrix;
 use std::io::{Read, Seek};
 
@@ -213,9 +213,9 @@ impl Attention<'_> {
         let qh = &q[i * qd + h * hd..][..hd];
         scores[..first].fill(0.0);
         let seen = &mut scores[first..visible];
-        for (p, s) in (first..).zip(seen.iter_mut()) {
-            let kp = &k[p * kvd + kvh * hd..][..hd];
-            *s = dot(qh, kp) * scale;
+        dots(qh, &k[first * kvd + kvh * hd..], kvd, seen);
+        for s in seen.iter_mut() {
+            *s *= scale;
         }
         if let Some(cap) = c.attn_softcap {
             soft_cap(seen, cap);
@@ -229,10 +229,7 @@ impl Attention<'_> {
         for s in seen.iter_mut() {
             *s /= sum;
         }
-        oh.fill(0.0);
-        for (p, &w) in (first..).zip(seen.iter()) {
-            axpy(w, &v[p * kvd + kvh * hd..][..hd], oh);
-        }
+        weighted_sum(seen, &v[first * kvd + kvh * hd..], kvd, oh);
     }
 }
 

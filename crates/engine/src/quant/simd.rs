@@ -302,3 +302,105 @@ pub fn axpy(w: f32, x: &[f32], y: &mut [f32]) {
         i += 1;
     }
 }
+
+/// `out[p] = dot(a, x[p·stride..][..a.len()])` for each p: attention's scores of one query
+/// against consecutive cached keys. Four keys at a time, so that four independent sums are
+/// in flight instead of one chain; each key's sum is formed in `dot`'s own order, so the
+/// scores are the same to the bit.
+#[inline(always)]
+pub fn dots(a: &[f32], x: &[f32], stride: usize, out: &mut [f32]) {
+    let n = a.len();
+    let mut groups = out.chunks_exact_mut(4);
+    let mut p = 0;
+    for o in &mut groups {
+        let rows: [&[f32]; 4] = std::array::from_fn(|j| &x[(p + j) * stride..][..n]);
+        let mut acc = [[F4::zero(); 2]; 4];
+        let mut i = 0;
+        while i + 8 <= n {
+            let (a0, a1) = (F4::load(&a[i..]), F4::load(&a[i + 4..]));
+            for (acc, row) in acc.iter_mut().zip(rows) {
+                acc[0] = acc[0].add(a0.mul(F4::load(&row[i..])));
+                acc[1] = acc[1].add(a1.mul(F4::load(&row[i + 4..])));
+            }
+            i += 8;
+        }
+        for ((o, acc), row) in o.iter_mut().zip(acc).zip(rows) {
+            let mut s = acc[0].add(acc[1]).sum();
+            for k in i..n {
+                s += a[k] * row[k];
+            }
+            *o = s;
+        }
+        p += 4;
+    }
+    for o in groups.into_remainder() {
+        *o = dot(a, &x[p * stride..][..n]);
+        p += 1;
+    }
+}
+
+/// `out = Σ_p w[p] · x[p·stride..][..out.len()]`: attention's weighted sum of cached values.
+/// 32 outputs at a time stay in registers across all positions, instead of being loaded
+/// and stored once per position as `axpy` would; each output is summed in `axpy`'s order
+/// (from zero, position by position), so the result is the same to the bit.
+#[inline(always)]
+pub fn weighted_sum(w: &[f32], x: &[f32], stride: usize, out: &mut [f32]) {
+    let mut blocks = out.chunks_exact_mut(32);
+    let mut at = 0;
+    for o in &mut blocks {
+        let mut acc = [F4::zero(); 8];
+        for (p, &wp) in w.iter().enumerate() {
+            let (wv, row) = (F4::splat(wp), &x[p * stride + at..][..32]);
+            for (j, acc) in acc.iter_mut().enumerate() {
+                *acc = acc.add(wv.mul(F4::load(&row[j * 4..])));
+            }
+        }
+        for (j, acc) in acc.into_iter().enumerate() {
+            acc.store(&mut o[j * 4..]);
+        }
+        at += 32;
+    }
+    let rest = blocks.into_remainder();
+    rest.fill(0.0);
+    let len = rest.len();
+    for (p, &wp) in w.iter().enumerate() {
+        axpy(wp, &x[p * stride + at..][..len], rest);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values with many significant bits, so that any change of summation order shows.
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        (0..n).map(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / u32::MAX as f32 - 0.5).collect()
+    }
+
+    #[test]
+    fn dots_equal_dot_to_the_bit_at_every_length() {
+        for (len, keys, stride) in [(64, 13, 192), (256, 5, 256), (12, 7, 12), (3, 9, 5), (40, 4, 40), (8, 1, 8)] {
+            let (q, x) = (values(len, 1), values(keys * stride + len, 2));
+            let mut out = vec![0f32; keys];
+            dots(&q, &x, stride, &mut out);
+            for (p, o) in out.iter().enumerate() {
+                assert_eq!(o.to_bits(), dot(&q, &x[p * stride..][..len]).to_bits(), "len {len}, key {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn weighted_sum_equals_axpy_to_the_bit_at_every_length() {
+        for (len, rows, stride) in [(64, 13, 192), (256, 5, 256), (36, 7, 36), (3, 9, 5), (32, 1, 32)] {
+            let (w, x) = (values(rows, 3), values(rows * stride + len, 4));
+            let mut expected = vec![0f32; len];
+            for (p, &wp) in w.iter().enumerate() {
+                axpy(wp, &x[p * stride..][..len], &mut expected);
+            }
+            let mut out = vec![f32::NAN; len];
+            weighted_sum(&w, &x, stride, &mut out);
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&out), bits(&expected), "len {len}");
+        }
+    }
+}
