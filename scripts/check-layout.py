@@ -38,7 +38,7 @@ LAYERS = {
         ["lib"],
         ["reasoning", "batch_bench", "probe", "testing"],
         ["speculative", "batch"],
-        ["session", "systems"],
+        ["session", "systems", "serving_sim"],
         ["chat", "sampler", "reference"],
         ["arch"],
         ["tokenizer", "kv_cache"],

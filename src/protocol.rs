@@ -95,6 +95,9 @@ pub enum Request {
     /// Times one forward pass over each of `sizes` tokens at one position, the median of
     /// `rounds`. Answered by `StagePass`… then `StagePassesDone`.
     StagePassCost { sizes: Vec<usize>, rounds: usize },
+    /// One pass taken apart: a prefill of `tokens` tokens of the lesson's text, then the
+    /// decode step after it, each timed part by part. Answered by `StagePassParts`.
+    StagePassParts { tokens: usize },
     // Lesson 1
     /// The text of every token, by id, so that the page can label any candidate.
     /// Answered by `Vocabulary`.
@@ -275,9 +278,16 @@ pub enum Response {
         position: usize,
         ms: f64,
     },
-    /// Every size was timed (or `cancelled`).
+    /// Every size was timed (or `cancelled`); the bytes one position took in the timed
+    /// passes' cache (the serving simulator's memory cost).
     StagePassesDone {
         cancelled: bool,
+        kv_bytes_per_position: f64,
+    },
+    /// The prefill and the decode step of a `StagePassParts`, part by part.
+    StagePassParts {
+        prefill: PassParts,
+        decode: PassParts,
     },
     // Lesson 1
     Vocabulary {
@@ -446,7 +456,7 @@ impl Experiment {
 }
 
 // Lesson 2: the types its requests and responses carry.
-use engine::probe::{AttentionRow, LensLayer};
+use engine::probe::{AttentionRow, LensLayer, PassParts};
 
 /// A prompt for Lesson 2's measurements.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

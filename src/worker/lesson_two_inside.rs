@@ -1,12 +1,14 @@
 //! Lesson 2's look inside the model: a measured generation whose passes copy out one
 //! layer's attention weights (the engine's `Probe`, off for every other request) and whose
-//! prefill feeds the logit lens; and the time of one forward pass over n tokens.
+//! prefill feeds the logit lens; the time of one forward pass over n tokens; and one pass
+//! taken apart, part by part.
 
 use super::generate::{decode, prefill};
 use super::lesson_two::{begin, filler, post_cost};
 use super::state::{self, performance_now};
 use super::{post::post, yield_now::yield_now};
 use crate::protocol::{CacheMode, Response, StagePrompt};
+use engine::kv_cache::KvCache;
 use engine::probe::{logit_lens, AttentionCapture, AttentionRow, PassBench, Probe};
 use engine::{SamplerSettings, Session, StopReason};
 
@@ -112,7 +114,10 @@ pub async fn pass_cost(id: u32, sizes: &[usize], rounds: usize) -> Result<Respon
     for &n in sizes {
         yield_now().await;
         if state::with(|s| s.owned(id).is_none()) {
-            return Ok(Response::StagePassesDone { cancelled: true });
+            return Ok(Response::StagePassesDone {
+                cancelled: true,
+                kv_bytes_per_position: bench.kv_bytes_per_position(),
+            });
         }
         let ms = bench
             .median_ms(&model, n, rounds, &performance_now)
@@ -126,5 +131,26 @@ pub async fn pass_cost(id: u32, sizes: &[usize], rounds: usize) -> Result<Respon
             },
         );
     }
-    Ok(Response::StagePassesDone { cancelled: false })
+    Ok(Response::StagePassesDone {
+        cancelled: false,
+        kv_bytes_per_position: bench.kv_bytes_per_position(),
+    })
+}
+
+/// The longest prompt a pass drawing times (a second or two of prefill in a browser).
+pub const MAX_PARTS_PROMPT: usize = 1024;
+
+/// A prefill of `tokens` tokens of the lesson's text, then one decode step, each timed
+/// part by part on the worker's clock.
+pub fn pass_parts(id: u32, tokens: usize) -> Result<Response, String> {
+    if !(1..=MAX_PARTS_PROMPT).contains(&tokens) {
+        return Err(format!("The prompt for the drawing is {tokens} tokens; it must be 1 to {MAX_PARTS_PROMPT}."));
+    }
+    let model = state::with(|s| s.take(id).map(|session| session.model().clone()))?;
+    let text = filler(&model, tokens + 1)?;
+    let mut cache = KvCache::new(&model.config);
+    let clock = performance_now;
+    let (_, prefill) = model.forward_timed(&text[..tokens], 0, &mut cache, &clock).map_err(|e| e.to_string())?;
+    let (_, decode) = model.forward_timed(&text[tokens..], tokens, &mut cache, &clock).map_err(|e| e.to_string())?;
+    Ok(Response::StagePassParts { prefill, decode })
 }

@@ -4,18 +4,16 @@
 // order on one page: the exercises are checked against the state the panels left.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY, setInput, stagesPanelIdle } from "./session.mjs";
+import { MINUTE, openReady, setInput, stagesPanelIdle } from "./session.mjs";
 
 // SmolLM2-135M: 2 × 30 layers × 3 KV heads × 64 head dims × 4 bytes per position.
 const KV_BYTES_PER_POSITION = 46_080;
 
-let session, server, page;
+let session, page;
 
 before(async () => {
-  session = await openSession();
-  ({ server, page } = session);
-  await page.goto(server.url + "/learn/stages");
-  await page.waitForSelector(READY, { timeout: 3 * MINUTE });
+  session = await openReady("/learn/stages");
+  ({ page } = session);
 });
 
 after(() => session?.close());

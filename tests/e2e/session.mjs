@@ -120,6 +120,14 @@ export const setInput = (page, testid, value) =>
     el.dispatchEvent(new Event("input", { bubbles: true }));
   }, value);
 
+/** A session with `path` open and the model loaded: where each lesson's tests start. */
+export async function openReady(path) {
+  const session = await openSession();
+  await session.page.goto(session.server.url + path);
+  await session.page.waitForSelector(READY, { timeout: 3 * MINUTE });
+  return session;
+}
+
 /** Waits until Lesson 2's `panel` (and any chain it started) is idle: Stop off, Run on. */
 export async function stagesPanelIdle(page, panel, timeout = 2 * MINUTE) {
   await page.waitForSelector(`[data-testid=${panel}-stop]:disabled`, { timeout });

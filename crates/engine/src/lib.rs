@@ -19,6 +19,7 @@ pub mod quant;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod sampler;
+pub mod serving_sim;
 pub mod systems;
 pub mod session;
 pub mod speculative;

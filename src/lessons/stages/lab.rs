@@ -22,6 +22,8 @@ pub struct Shape {
 pub struct Lab {
     pub engine: LabEngine,
     pub shape: RwSignal<Option<Shape>>,
+    /// The prefill and decode panel's latest run (the timeline the learner labels).
+    pub timeline: RwSignal<Run>,
     /// The KV panel's latest run with the cache on, and with it off.
     pub cache_on: RwSignal<Run>,
     pub cache_off: RwSignal<Run>,
@@ -39,6 +41,7 @@ impl Lab {
         let lab = Lab {
             engine: LabEngine::new(),
             shape: RwSignal::new(None),
+            timeline: RwSignal::new(Run::default()),
             cache_on: RwSignal::new(Run::default()),
             cache_off: RwSignal::new(Run::default()),
             spec: RwSignal::new(Comparison::default()),

@@ -6,8 +6,9 @@ use crate::routes::set_title;
 use super::{
     cache_panel::CachePanel, capacity_panel::CapacityPanel, exercises::ExerciseCard,
     inside_panel::InsidePanel, lab::Lab, memory_panel::MemoryPanel, pass_cost::PassCostPanel,
-    prefill_panel::PrefillPanel, reuse_panel::ReusePanel, spec_panel::SpecPanel,
-    sweep_panel::SweepPanel,
+    pass_drawing::PassDrawingPanel,
+    prefill_panel::PrefillPanel, reuse_panel::ReusePanel, serving_panel::ServingPanel, spec_panel::SpecPanel,
+    sweep_panel::SweepPanel, timeline_labels::TimelineLabels,
 };
 use crate::ui::prose::Prose;
 use crate::ui::toc::LessonToc;
@@ -53,12 +54,15 @@ fn panel(name: &str, lab: Lab) -> AnyView {
     match name {
         "prefill-decode" => view! { <PrefillPanel lab=lab/> <SweepPanel lab=lab/> }.into_any(),
         "cache" => view! { <CachePanel lab=lab/> }.into_any(),
+        "timeline-labels" => view! { <TimelineLabels lab=lab/> }.into_any(),
         "memory" => view! { <MemoryPanel lab=lab/> }.into_any(),
         "reuse" => view! { <ReusePanel lab=lab/> }.into_any(),
         "speculative" => view! { <SpecPanel lab=lab/> }.into_any(),
         "inside" => view! { <InsidePanel lab=lab/> }.into_any(),
         "pass-cost" => view! { <PassCostPanel lab=lab/> }.into_any(),
+        "pass-drawing" => view! { <PassDrawingPanel lab=lab/> }.into_any(),
         "capacity" => view! { <CapacityPanel lab=lab/> }.into_any(),
+        "serving" => view! { <ServingPanel lab=lab/> }.into_any(),
         other => {
             web_sys::console::warn_1(&format!("stages.md names an unknown lab: {other}").into());
             ().into_any()

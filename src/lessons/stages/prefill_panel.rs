@@ -26,7 +26,7 @@ pub fn PrefillPanel(lab: Lab) -> impl IntoView {
     let text = RwSignal::new(EXAMPLE.0.to_string());
     let chat = RwSignal::new(EXAMPLE.1);
     let max_tokens = RwSignal::new(32usize);
-    let run = RwSignal::new(Run::default());
+    let run = lab.timeline;
     let start = move || {
         let prompt = stage_prompt(text.get_untracked(), chat.get_untracked());
         measure(

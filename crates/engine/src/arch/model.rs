@@ -6,6 +6,7 @@
 //! `qwen2.rs`, `qwen3.rs`, `gemma3.rs`) and in its `Recipe`.
 
 use super::hooks::{LayerStates, Probe};
+use super::parts::{lap, Part, PartTimer, PassPart, PassParts, PARTS};
 use super::layers::{
     add_bias, add_in_place, gated, rms_norm, rms_norm_in_place, rope, soft_cap, Attention, Layer, Logits, MatMul,
     Recipe, Rotation,
@@ -122,7 +123,97 @@ impl Model {
         logits: Logits,
         probe: &mut Probe,
     ) -> Result<Vec<f32>> {
-        self.pass(tokens, start, cache, layers, logits, probe, None)
+        self.pass(tokens, start, cache, layers, logits, probe, None, None)
+    }
+
+    /// `forward` of every layer with the last position's logits, timed part by part on
+    /// `clock` (milliseconds), with each part's parameters and the bytes it read and wrote
+    /// (Lesson 2's drawing of a pass). The arithmetic is the plain pass's: the logits are
+    /// the same, bit for bit.
+    pub fn forward_timed(
+        &self,
+        tokens: &[u32],
+        start: usize,
+        cache: &mut KvCache,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<(Vec<f32>, PassParts)> {
+        let mut timer = PartTimer::start(clock);
+        let layers = self.config.layers;
+        let logits =
+            self.pass(tokens, start, cache, layers, Logits::Last, &mut Probe::default(), None, Some(&mut timer))?;
+        let parts = PARTS
+            .iter()
+            .map(|&part| PassPart { ms: timer.ms[part as usize], ..self.part_size(part, tokens.len(), start) })
+            .collect();
+        Ok((logits, PassParts { tokens: tokens.len(), start, blocks: layers, parts }))
+    }
+
+    /// What `part` of a pass over `n` tokens at `start` owns, reads and writes (no time).
+    fn part_size(&self, part: Part, n: usize, start: usize) -> PassPart {
+        let c = &self.config;
+        let blocks = &self.layers;
+        let vector = |v: &Vec<f32>| (v.len() as u64, 4 * v.len() as u64);
+        let matrix = |m: &QMatrix| ((m.rows * m.cols) as u64, m.bytes() as u64);
+        // Summed over the blocks: (parameters, bytes) of what `pick` returns for each.
+        let over_blocks = |pick: &dyn Fn(&Layer) -> Vec<(u64, u64)>| {
+            blocks.iter().flat_map(pick).fold((0, 0), |(p, b), (pp, bb)| (p + pp, b + bb))
+        };
+        let optional = |v: Option<&Vec<f32>>| v.map(vector).into_iter().collect::<Vec<_>>();
+        let ((parameters, weight_bytes), cache_read, cache_written) = match part {
+            Part::Embedding => {
+                let (p, b) = matrix(&self.embed);
+                ((p, b / self.embed.rows as u64 * n as u64), 0, 0)
+            }
+            Part::AttentionNorm => (over_blocks(&|l| vec![vector(&l.attn_norm)]), 0, 0),
+            Part::QkvProjections => (
+                over_blocks(&|l| {
+                    let mut v = vec![matrix(&l.wq), matrix(&l.wk), matrix(&l.wv)];
+                    v.extend(l.qkv_bias.iter().flatten().map(vector));
+                    v.extend(l.qk_norm.iter().flatten().map(vector));
+                    v
+                }),
+                0,
+                0,
+            ),
+            Part::PositionsAndCache => ((0, 0), 0, (2 * 4 * c.kv_dim() * n * blocks.len()) as u64),
+            Part::Scores => {
+                // Position i attends to every cached position up to itself (within a window).
+                let read: usize = (0..blocks.len())
+                    .map(|li| {
+                        (start..start + n)
+                            .map(|pos| c.window(li).map_or(pos + 1, |w| (pos + 1).min(w)))
+                            .sum::<usize>()
+                    })
+                    .sum();
+                ((0, 0), (2 * 4 * c.kv_dim() * read) as u64, 0)
+            }
+            Part::OutputProjection => (
+                over_blocks(&|l| {
+                    let mut v = vec![matrix(&l.wo)];
+                    v.extend(optional(l.post_norms.as_ref().map(|[a, _]| a)));
+                    v
+                }),
+                0,
+                0,
+            ),
+            Part::MlpNorm => (over_blocks(&|l| vec![vector(&l.ffn_norm)]), 0, 0),
+            Part::Mlp => (
+                over_blocks(&|l| {
+                    let mut v = vec![matrix(&l.gate), matrix(&l.up), matrix(&l.down)];
+                    v.extend(optional(l.post_norms.as_ref().map(|[_, f]| f)));
+                    v
+                }),
+                0,
+                0,
+            ),
+            Part::FinalNorm => (vector(&self.out_norm), 0, 0),
+            Part::OutputHead => match &self.lm_head {
+                Some(head) => (matrix(head), 0, 0),
+                // Tied: the head owns nothing and reads the whole embedding matrix.
+                None => ((0, self.embed.bytes() as u64), 0, 0),
+            },
+        };
+        PassPart { part, ms: 0.0, parameters, weight_bytes, cache_read, cache_written }
     }
 
     /// A pass over `tokens` at positions `start..start + n` through every layer (appending
@@ -146,11 +237,13 @@ impl Model {
         }
         let rows = memory::zeros(keep.len() * c.layers * c.embedding, "every layer's hidden states")?;
         let mut states = LayerStates { positions: keep, layers: c.layers, width: c.embedding, rows };
-        let logits = self.pass(tokens, start, cache, c.layers, Logits::Last, &mut Probe::default(), Some(&mut states))?;
+        let logits =
+            self.pass(tokens, start, cache, c.layers, Logits::Last, &mut Probe::default(), Some(&mut states), None)?;
         Ok((logits, states))
     }
 
-    /// The pass behind `forward_probed` and `forward_states`.
+    /// The pass behind `forward_probed`, `forward_states` and `forward_timed` (which gives
+    /// `timer`: the pass laps it after each part).
     #[allow(clippy::too_many_arguments)]
     fn pass(
         &self,
@@ -161,6 +254,7 @@ impl Model {
         logits: Logits,
         probe: &mut Probe,
         mut states: Option<&mut LayerStates>,
+        mut timer: Option<&mut PartTimer<'_>>,
     ) -> Result<Vec<f32>> {
         let c = &self.config;
         let n = tokens.len();
@@ -188,18 +282,25 @@ impl Model {
         }
         let (e, qd, kvd) = (c.embedding, c.q_dim(), c.kv_dim());
         let mut a = Activations::new(self, tokens)?;
+        lap(&mut timer, Part::Embedding);
         if let Some(hidden) = probe.hidden.as_mut() {
             hidden.clear();
         }
         let angles = self.rotations(&(start..start + n).collect::<Vec<_>>());
         for (li, layer) in self.layers[..layers].iter().enumerate() {
+            // The rotations, computed once per pass, count with RoPE (in the first block).
+            lap(&mut timer, Part::PositionsAndCache);
+            a.attention_norm(self, layer);
+            lap(&mut timer, Part::AttentionNorm);
             a.qkv(self, layer, QMatrix::matmul);
+            lap(&mut timer, Part::QkvProjections);
             for (i, r) in angles[self.rope_table(li)].iter().enumerate() {
                 rope(&mut a.q[i * qd..(i + 1) * qd], r, self.recipe.rope);
                 rope(&mut a.k[i * kvd..(i + 1) * kvd], r, self.recipe.rope);
             }
             let lc = &mut cache.layers[li];
             lc.write(start, &a.k, &a.v, kvd)?;
+            lap(&mut timer, Part::PositionsAndCache);
             let window = c.window(li);
             let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, c, scale: a.scale, window };
             // The captured layer's attention runs on one thread, in order, for the capture.
@@ -207,7 +308,13 @@ impl Model {
                 Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| capture.record(start + i, h, w)),
                 None => attention.run(&mut a.attn),
             }
-            a.output_and_mlp(self, layer, QMatrix::matmul);
+            lap(&mut timer, Part::Scores);
+            a.output(self, layer, QMatrix::matmul);
+            lap(&mut timer, Part::OutputProjection);
+            a.mlp_norm(self, layer);
+            lap(&mut timer, Part::MlpNorm);
+            a.mlp(self, layer, QMatrix::matmul);
+            lap(&mut timer, Part::Mlp);
             if let Some(hidden) = probe.hidden.as_mut() {
                 hidden.push(a.x[(n - 1) * e..].to_vec());
             }
@@ -223,7 +330,11 @@ impl Model {
             Logits::All => 0..n,
             Logits::Last => n - 1..n,
         };
-        self.head_with(&a.x[rows.start * e..rows.end * e], QMatrix::matmul)
+        let normed = self.final_norm(&a.x[rows.start * e..rows.end * e])?;
+        lap(&mut timer, Part::FinalNorm);
+        let out = self.output_head(&normed, QMatrix::matmul);
+        lap(&mut timer, Part::OutputHead);
+        out
     }
 
     /// One decode step of several independent sequences: `tokens[s]` is appended to
@@ -255,6 +366,7 @@ impl Model {
         let mut a = Activations::new(self, tokens)?;
         let angles = self.rotations(&starts);
         for (li, layer) in self.layers.iter().enumerate() {
+            a.attention_norm(self, layer);
             a.qkv(self, layer, QMatrix::matmul_batch);
             let window = c.window(li);
             for (i, (cache, &start)) in caches.iter_mut().zip(&starts).enumerate() {
@@ -268,7 +380,9 @@ impl Model {
                 let attention = Attention { q, k: &lc.k, v: &lc.v, start, c, scale: a.scale, window };
                 attention.run(&mut a.attn[i * qd..(i + 1) * qd]);
             }
-            a.output_and_mlp(self, layer, QMatrix::matmul_batch);
+            a.output(self, layer, QMatrix::matmul_batch);
+            a.mlp_norm(self, layer);
+            a.mlp(self, layer, QMatrix::matmul_batch);
         }
         self.head_with(&a.x, QMatrix::matmul_batch)
     }
@@ -280,12 +394,21 @@ impl Model {
     }
 
     fn head_with(&self, x: &[f32], matmul: MatMul) -> Result<Vec<f32>> {
+        self.output_head(&self.final_norm(x)?, matmul)
+    }
+
+    fn final_norm(&self, x: &[f32]) -> Result<Vec<f32>> {
         let c = &self.config;
-        let m = x.len() / c.embedding;
-        let mut normed = memory::zeros(m * c.embedding, "the forward pass's activations")?;
+        let mut normed = memory::zeros(x.len(), "the forward pass's activations")?;
         rms_norm(x, &self.out_norm, c.rms_eps, &mut normed);
+        Ok(normed)
+    }
+
+    fn output_head(&self, normed: &[f32], matmul: MatMul) -> Result<Vec<f32>> {
+        let c = &self.config;
+        let m = normed.len() / c.embedding;
         let mut out = memory::zeros(m * c.vocab, "the logits")?;
-        matmul(self.lm_head.as_ref().unwrap_or(&self.embed), &normed, m, &mut out);
+        matmul(self.lm_head.as_ref().unwrap_or(&self.embed), normed, m, &mut out);
         if let Some(cap) = c.final_softcap {
             soft_cap(&mut out, cap);
         }
@@ -363,11 +486,14 @@ impl Activations {
         })
     }
 
-    /// The attention norm, then queries, keys and values (before RoPE), with their biases
+    fn attention_norm(&mut self, model: &Model, layer: &Layer) {
+        rms_norm(&self.x, &layer.attn_norm, model.config.rms_eps, &mut self.h);
+    }
+
+    /// After `attention_norm`: queries, keys and values (before RoPE), with their biases
     /// and per-head norms where the layer has them.
     fn qkv(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
         let eps = model.config.rms_eps;
-        rms_norm(&self.x, &layer.attn_norm, eps, &mut self.h);
         matmul(&layer.wq, &self.h, self.n, &mut self.q);
         matmul(&layer.wk, &self.h, self.n, &mut self.k);
         matmul(&layer.wv, &self.h, self.n, &mut self.v);
@@ -382,26 +508,29 @@ impl Activations {
         }
     }
 
-    /// After attention has filled `attn`: the output projection and the gated MLP, each
-    /// (after its post-norm, where the layer has one) added to the residual stream.
-    fn output_and_mlp(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
-        let eps = model.config.rms_eps;
-        let [post_attn, post_ffn] = match &layer.post_norms {
-            Some([a, f]) => [Some(a), Some(f)],
-            None => [None, None],
-        };
+    /// After attention has filled `attn`: the output projection (after its post-norm,
+    /// where the layer has one) added to the residual stream.
+    fn output(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
         matmul(&layer.wo, &self.attn, self.n, &mut self.proj);
-        if let Some(w) = post_attn {
-            rms_norm_in_place(&mut self.proj, w, eps);
+        if let Some([w, _]) = &layer.post_norms {
+            rms_norm_in_place(&mut self.proj, w, model.config.rms_eps);
         }
         add_in_place(&mut self.x, &self.proj);
-        rms_norm(&self.x, &layer.ffn_norm, eps, &mut self.h);
+    }
+
+    fn mlp_norm(&mut self, model: &Model, layer: &Layer) {
+        rms_norm(&self.x, &layer.ffn_norm, model.config.rms_eps, &mut self.h);
+    }
+
+    /// After `mlp_norm`: the gated MLP (after its post-norm, where the layer has one) added
+    /// to the residual stream.
+    fn mlp(&mut self, model: &Model, layer: &Layer, matmul: MatMul) {
         matmul(&layer.gate, &self.h, self.n, &mut self.g);
         matmul(&layer.up, &self.h, self.n, &mut self.u);
         gated(&mut self.g, &self.u, model.recipe.activation);
         matmul(&layer.down, &self.g, self.n, &mut self.proj);
-        if let Some(w) = post_ffn {
-            rms_norm_in_place(&mut self.proj, w, eps);
+        if let Some([_, w]) = &layer.post_norms {
+            rms_norm_in_place(&mut self.proj, w, model.config.rms_eps);
         }
         add_in_place(&mut self.x, &self.proj);
     }

@@ -29,6 +29,12 @@ impl PassBench {
         self.tokens.len() - self.at
     }
 
+    /// Bytes of keys and values one position takes in the bench's real cache (the serving
+    /// simulator's memory cost).
+    pub fn kv_bytes_per_position(&self) -> f64 {
+        self.cache.bytes() as f64 / self.cache.len() as f64
+    }
+
     /// The median of `rounds` passes over `n` tokens, in the milliseconds of `clock`.
     pub fn median_ms(&mut self, model: &Model, n: usize, rounds: usize, clock: &dyn Fn() -> f64) -> Result<f64> {
         if n == 0 || n > self.max_tokens() {

@@ -2,7 +2,7 @@
 //! state of the lab, and the model answer behind a disclosure.
 
 mod cache_off;
-mod check;
+pub mod check;
 mod prompt_and_answer;
 mod speculation;
 

@@ -1,0 +1,60 @@
+//! A server, simulated on this device's costs: the page times one pass over 1 to 32 tokens
+//! with the real model and reads the real cache's bytes per position, then
+//! `engine::serving_sim` plays a server's day on them, on the page, at every control change.
+
+use super::actions::Actions;
+use super::lab::Lab;
+use super::serving_inputs::{AssumptionControls, Assumptions};
+use super::serving_results::ServingResults;
+use crate::protocol::{Request, Response};
+use engine::serving_sim::MeasuredCosts;
+use leptos::prelude::*;
+
+const PANEL: &str = "serving";
+/// The pass sizes timed: a batch of up to 32 requests decodes 1 to 32 tokens per pass.
+const SIZES: [usize; 6] = [1, 2, 4, 8, 16, 32];
+const ROUNDS: usize = 3;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Measuring {
+    passes: Vec<(usize, f64)>,
+    costs: Option<MeasuredCosts>,
+    error: Option<String>,
+}
+
+#[component]
+pub fn ServingPanel(lab: Lab) -> impl IntoView {
+    let measuring = RwSignal::new(Measuring::default());
+    let assumptions = Assumptions::new();
+    let measure = move || {
+        if lab.engine.busy_untracked() {
+            return;
+        }
+        measuring.set(Measuring::default());
+        let request = Request::StagePassCost { sizes: SIZES.to_vec(), rounds: ROUNDS };
+        lab.engine.send(PANEL, request, move |response| {
+            measuring.try_update(|m| match response {
+                Response::StagePass { tokens, ms, .. } => m.passes.push((tokens, ms)),
+                Response::StagePassesDone { cancelled: false, kv_bytes_per_position } => {
+                    m.costs = Some(MeasuredCosts { pass_ms: m.passes.clone(), kv_bytes_per_position })
+                }
+                Response::StagePassesDone { cancelled: true, .. } => {
+                    m.error = Some("Stopped before every pass size was timed: measure again to simulate.".into())
+                }
+                Response::Error { message } => m.error = Some(message),
+                other => m.error = Some(format!("Unexpected answer from the engine: {other:?}")),
+            });
+        });
+    };
+    let costs = Signal::derive(move || measuring.with(|m| m.costs.clone()));
+    view! {
+        <section class="lab-panel" aria-labelledby="serving-lab" data-testid="serving-sim">
+            <h3 id="serving-lab">"Simulate it: a server on this device's costs"</h3>
+            <p>{format!("Measures one pass over 1, 2, 4, 8, 16 and 32 tokens on this device (the median of {ROUNDS} each) and the bytes one position takes in the cache; every other input is an assumption you set. The results are simulated, not measured on a server.")}</p>
+            <Actions lab=lab panel=PANEL label="Measure this device" on_run=measure/>
+            {move || measuring.with(|m| m.error.clone()).map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <AssumptionControls a=assumptions/>
+            <ServingResults costs=costs a=assumptions/>
+        </section>
+    }
+}
