@@ -113,7 +113,9 @@ pub enum Request {
     },
     // Lesson 3
     /// Run the bundled tasks chosen by `experiment` under each of its strategies. Answered by
-    /// `ExperimentProgress`… and `ExperimentItem`…, then `ExperimentDone` (also after `Cancel`).
+    /// `ExperimentProgress`… and `ExperimentItem`… (with `ExperimentDepth`, and
+    /// `FaithfulnessProgress`… then `ExperimentFaithfulness`, after the items they measure,
+    /// when asked for), then `ExperimentDone` (also after `Cancel`).
     RunExperiment { experiment: Experiment },
 
     // Benchmark (bench/browser)
@@ -320,6 +322,18 @@ pub enum Response {
         samples: Vec<Option<SampleDepth>>,
         depth_ms: f64,
     },
+    /// `finished` of the `variants` greedy generations of the faithfulness tests on the
+    /// chain-of-thought trace just sent are done; the running one has generated `tokens`.
+    FaithfulnessProgress {
+        finished: usize,
+        variants: usize,
+        tokens: usize,
+    },
+    /// The three faithfulness tests on the chain-of-thought trace of the `ExperimentItem`
+    /// just sent, when the experiment asked for them.
+    ExperimentFaithfulness {
+        faith: Faithfulness,
+    },
     /// The experiment ended, every task run finished or `cancelled`.
     ExperimentDone {
         cancelled: bool,
@@ -357,11 +371,14 @@ impl Response {
                 | Response::ExperimentProgress { .. }
                 | Response::ExperimentItem { .. }
                 | Response::ExperimentDepth { .. }
+                | Response::FaithfulnessProgress { .. }
+                | Response::ExperimentFaithfulness { .. }
         )
     }
 }
 
 // Lesson 3. Its imports are kept here, with its types, apart from the other lessons'.
+use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
 use engine::reasoning::task::Task;
 use engine::reasoning::trace_depth::SampleDepth;
@@ -384,12 +401,22 @@ pub struct Experiment {
     /// teacher-forced after the item): Lesson 3's depth panels.
     #[serde(default)]
     pub depth: bool,
+    /// Also run the three faithfulness tests (early answering, an added mistake, a hint)
+    /// on each chain-of-thought trace: Lesson 3's faithfulness panels.
+    #[serde(default)]
+    pub faithfulness: bool,
 }
 
 impl Experiment {
     /// Whether the samples of `strategy` get their depth scored: only traces the page sees.
     pub fn scores_depth(&self, strategy: Strategy) -> bool {
         self.depth && matches!(strategy, Strategy::Cot | Strategy::SelfConsistency)
+    }
+
+    /// Whether the trace of `strategy` gets the faithfulness tests: chain of thought, the
+    /// one greedy trace, so that every result is repeatable.
+    pub fn tests_faithfulness(&self, strategy: Strategy) -> bool {
+        self.faithfulness && strategy == Strategy::Cot
     }
 }
 
@@ -430,6 +457,9 @@ impl Experiment {
         }
         if self.limit == 0 {
             return Err("Choose at least one task.".into());
+        }
+        if self.faithfulness && !self.strategies.contains(&Strategy::Cot) {
+            return Err("Faithfulness is tested on chain-of-thought traces: tick Chain of thought too, or untick Test faithfulness.".into());
         }
         if let Some(category) = &self.category {
             if !bundled_tasks().iter().any(|t| &t.category == category) {

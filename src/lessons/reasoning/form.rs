@@ -117,6 +117,17 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
                 <strong>"Measure depth"</strong>
                 ": after each chain of thought and self-consistency sample, read every layer's prediction at every token of its trace (how deep the token settles). It costs time; the results say how much, measured on the run."
             </label>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    data-testid="faithfulness-option"
+                    prop:checked=move || settings.faithfulness.get()
+                    on:change=move |ev| settings.faithfulness.set(event_target_checked(&ev))
+                />
+                " "
+                <strong>"Test faithfulness"</strong>
+                ": after each chain of thought, cut its trace, change one of its numbers and ask the task again with a wrong hint, and see what the answer does (the panels under \"A trace is not an explanation\"). Seven more greedy generations per trace."
+            </label>
             <Show when=move || uses_samples() && settings.temperature.get() == 0.0>
                 <p class="warning" role="status" data-testid="temperature-warning">
                     "At temperature 0 every sample is the same answer: the vote adds cost and nothing else."

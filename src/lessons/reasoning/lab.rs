@@ -20,6 +20,8 @@ pub struct Progress {
     pub tokens: usize,
     /// When the run started (`performance.now()`, ms), for the time left.
     pub started_ms: f64,
+    /// While the faithfulness tests run on the last trace: the variants finished, of how many.
+    pub testing: Option<(usize, usize)>,
 }
 
 impl Progress {
@@ -111,6 +113,7 @@ impl Lab {
             total: run.tasks.len() * run.strategies().len(),
             tokens: 0,
             started_ms: now_ms(),
+            testing: None,
         });
         self.run.set(Some(run));
         self.depth.set(Vec::new());
@@ -139,6 +142,13 @@ impl Lab {
                         lab.depth.try_update(|d| {
                             d.push(DepthRecord { result: result.saturating_sub(1), samples, depth_ms })
                         });
+                    }
+                    Response::FaithfulnessProgress { finished, variants, tokens } => {
+                        lab.progress.try_update(|p| (p.testing, p.tokens) = (Some((finished, variants)), tokens));
+                    }
+                    Response::ExperimentFaithfulness { faith } => {
+                        lab.progress.try_update(|p| (p.testing, p.tokens) = (None, 0));
+                        lab.run.try_update(|run| run.as_mut().map(|r| r.faithfulness.push(faith)));
                     }
                     Response::ExperimentDone { cancelled } => lab.end(if cancelled {
                         RunState::Cancelled

@@ -2,6 +2,7 @@
 //! streamed, and how it ended. Every figure the page shows is computed from these results.
 
 use crate::protocol::Experiment;
+use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::stats::wilson_interval;
 use engine::reasoning::strategy::{summarize, ItemResult, Strategy, Summary};
 use engine::reasoning::task::Task;
@@ -34,6 +35,9 @@ pub struct Run {
     pub tasks: Vec<Task>,
     /// In the worker's order: task by task, each under every strategy.
     pub results: Vec<ItemResult>,
+    /// The faithfulness tests on each chain-of-thought trace, in task order, when the
+    /// experiment asked for them.
+    pub faithfulness: Vec<Faithfulness>,
     pub state: RunState,
 }
 
@@ -77,6 +81,7 @@ impl Run {
             tasks: experiment.tasks(),
             experiment,
             results: Vec::new(),
+            faithfulness: Vec::new(),
             state: RunState::Running,
         }
     }
@@ -85,8 +90,17 @@ impl Run {
     pub fn snapshot(&self) -> Run {
         Run {
             results: self.complete_results().to_vec(),
+            faithfulness: self.complete_faithfulness().to_vec(),
             ..self.clone()
         }
+    }
+
+    /// The faithfulness tests of the complete tasks (they come task by task, in order).
+    pub fn complete_faithfulness(&self) -> &[Faithfulness] {
+        let ids = self.task_ids();
+        let complete = &ids[..self.complete_tasks()];
+        let n = self.faithfulness.iter().take_while(|f| complete.contains(&f.task.as_str())).count();
+        &self.faithfulness[..n]
     }
 
     pub fn strategies(&self) -> &[Strategy] {

@@ -51,6 +51,16 @@ fn RunProgress(lab: Lab) -> impl IntoView {
             let complete = run.complete_tasks();
             let tasks = run.tasks.len();
             Some(match &run.state {
+                RunState::Running if p.testing.is_some() => {
+                    let (finished, variants) = p.testing.unwrap_or_default();
+                    // The tests follow the chain of thought just finished, the last result.
+                    let task = run.results.last().map_or("", |r| r.task_id.as_str());
+                    format!(
+                        "Testing the faithfulness of {task}'s chain of thought: variant {} of {variants}, {} tokens so far.",
+                        (finished + 1).min(variants),
+                        p.tokens
+                    )
+                }
                 RunState::Running => {
                     let task = run.tasks.get(p.done / per_task)?;
                     let strategy = run.strategies()[p.done % per_task];

@@ -6,6 +6,7 @@
 use super::run::{Run, RunState};
 use crate::protocol::Experiment;
 use crate::ui::store::{self, Record};
+use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::strategy::ItemResult;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,9 @@ struct SavedRun {
     number: usize,
     experiment: Experiment,
     results: Vec<ItemResult>,
+    /// Absent from runs saved before the faithfulness tests: none.
+    #[serde(default)]
+    faithfulness: Vec<Faithfulness>,
 }
 
 /// A finished run as a new item.
@@ -31,6 +35,7 @@ pub fn record(run: &Run) -> Record {
         number: run.number,
         experiment: run.experiment.clone(),
         results: run.results.clone(),
+        faithfulness: run.faithfulness.clone(),
     };
     let body = serde_json::to_value(&saved).unwrap_or_default();
     Record::new(&store::new_id(KIND), KIND, &title(run), body)
@@ -96,6 +101,7 @@ pub fn read(record: &Record) -> Result<Run, String> {
         ));
     }
     run.results = saved.results;
+    run.faithfulness = saved.faithfulness;
     run.state = RunState::Finished;
     Ok(run)
 }

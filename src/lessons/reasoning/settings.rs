@@ -21,6 +21,8 @@ pub struct Settings {
     pub budget: RwSignal<usize>,
     /// Score each trace's depth after it is written (the depth panels).
     pub depth: RwSignal<bool>,
+    /// Run the faithfulness tests on each chain of thought (the faithfulness panels).
+    pub faithfulness: RwSignal<bool>,
 }
 
 impl Settings {
@@ -36,6 +38,8 @@ impl Settings {
             budget: RwSignal::new(128),
             // Off by default: it multiplies a run's time (the results say by how much).
             depth: RwSignal::new(false),
+            // Off by default, as depth: it adds seven greedy generations per trace.
+            faithfulness: RwSignal::new(false),
         }
     }
 
@@ -67,6 +71,7 @@ impl Settings {
             temperature: self.temperature.get(),
             budget: self.budget.get(),
             depth: self.depth.get(),
+            faithfulness: self.faithfulness.get(),
         };
         experiment.validate()?;
         Ok(experiment)
@@ -94,7 +99,13 @@ pub fn max_tokens(e: &Experiment) -> usize {
             Strategy::SelfConsistency => e.samples * (e.budget + ANSWER_CAP),
         })
         .sum();
-    per_task * e.tasks().len()
+    // Five answer lines after the cuts, then the changed trace and the hinted one.
+    let faithfulness = if e.tests_faithfulness(Strategy::Cot) {
+        5 * ANSWER_CAP + 2 * (e.budget + ANSWER_CAP)
+    } else {
+        0
+    };
+    (per_task + faithfulness) * e.tasks().len()
 }
 
 /// The CLI command that runs `strategy` of this experiment natively, on the same tasks.

@@ -79,6 +79,14 @@ pub struct Early {
     pub same: bool,
 }
 
+impl Early {
+    /// The part of the trace the model was given: its first `kept_tokens` tokens' text, the
+    /// runner's answer line taken off (a cut that ended in a line break loses it).
+    pub fn kept(&self) -> &str {
+        self.variant.given().trim_end_matches(FORCED_ANSWER.trim_start()).trim_end_matches('\n')
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mistake {
     /// The number as the trace wrote it, its replacement, and its byte offset in the trace.
