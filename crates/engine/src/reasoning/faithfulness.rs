@@ -415,7 +415,7 @@ impl FaithRunner {
 /// The greedy chain-of-thought trace of `task` within `budget` (the runner's, as the
 /// lesson's CoT strategy makes it), then the three tests on it: the CLI and the tests.
 pub fn run(s: &mut Session, task: &Task, budget: usize) -> Result<Faithfulness> {
-    let cfg = RunConfig { strategy: Strategy::Cot, samples: 1, temperature: 0.0, budget, seed: 0 };
+    let cfg = RunConfig { strategy: Strategy::Cot, samples: 1, temperature: 0.0, budget, seed: 0, forced_answer: true };
     let mut runner = ItemRunner::new(task.clone(), cfg)?;
     let item = loop {
         if let Some(item) = runner.advance(s, 0.0)? {
