@@ -115,7 +115,8 @@ pub enum Request {
     /// Run the bundled tasks chosen by `experiment` under each of its strategies. Answered by
     /// `ExperimentProgress`… and `ExperimentItem`… (with `ExperimentDepth`, and
     /// `FaithfulnessProgress`… then `ExperimentFaithfulness`, after the items they measure,
-    /// when asked for), then `ExperimentDone` (also after `Cancel`).
+    /// when asked for; each task's `ExperimentSweepItem`s after its items), then
+    /// `ExperimentDone` (also after `Cancel`).
     RunExperiment { experiment: Experiment },
 
     // Benchmark (bench/browser)
@@ -334,6 +335,11 @@ pub enum Response {
     ExperimentFaithfulness {
         faith: Faithfulness,
     },
+    /// One task finished under chain of thought at `budget`, a budget of the sweep.
+    ExperimentSweepItem {
+        budget: usize,
+        result: ItemResult,
+    },
     /// The experiment ended, every task run finished or `cancelled`.
     ExperimentDone {
         cancelled: bool,
@@ -373,6 +379,7 @@ impl Response {
                 | Response::ExperimentDepth { .. }
                 | Response::FaithfulnessProgress { .. }
                 | Response::ExperimentFaithfulness { .. }
+                | Response::ExperimentSweepItem { .. }
         )
     }
 }
@@ -405,12 +412,48 @@ pub struct Experiment {
     /// on each chain-of-thought trace: Lesson 3's faithfulness panels.
     #[serde(default)]
     pub faithfulness: bool,
+    /// `RunConfig::forced_answer`: off, a trace the budget cuts ends with no answer.
+    #[serde(default = "forced_by_default")]
+    pub forced_answer: bool,
+    /// Also run each task under chain of thought at every budget of `SWEEP_BUDGETS`
+    /// (Lesson 3's budget sweep).
+    #[serde(default)]
+    pub sweep: bool,
+}
+
+/// The budgets of the budget sweep, doubling.
+pub const SWEEP_BUDGETS: [usize; 5] = [16, 32, 64, 128, 256];
+
+fn forced_by_default() -> bool {
+    true
 }
 
 impl Experiment {
     /// Whether the samples of `strategy` get their depth scored: only traces the page sees.
     pub fn scores_depth(&self, strategy: Strategy) -> bool {
         self.depth && matches!(strategy, Strategy::Cot | Strategy::SelfConsistency)
+    }
+
+    /// The budgets each task also runs at under chain of thought: the sweep's, if asked for.
+    pub fn sweep_budgets(&self) -> Vec<usize> {
+        if self.sweep {
+            SWEEP_BUDGETS.to_vec()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Chain of thought at `budget`, otherwise as this experiment's.
+    pub fn sweep_config(&self, budget: usize) -> RunConfig {
+        RunConfig {
+            budget,
+            ..self.config(Strategy::Cot)
+        }
+    }
+
+    /// Task runs per task: one per strategy, one per budget of the sweep.
+    pub fn runs_per_task(&self) -> usize {
+        self.strategies.len() + self.sweep_budgets().len()
     }
 
     /// Whether the trace of `strategy` gets the faithfulness tests: chain of thought, the
@@ -438,6 +481,7 @@ impl Experiment {
             temperature: self.temperature,
             budget: self.budget,
             seed: self.seed,
+            forced_answer: self.forced_answer,
         }
     }
 

@@ -3,13 +3,14 @@
 //! Cancel is heard between tokens. The runner is the engine's, as in the CLI. With depth
 //! asked for, each item's traces are then scored one sample per turn (`trace_depth`); with
 //! faithfulness, a chain of thought's trace then gets the engine's three tests
-//! (`faithfulness`), one prompt or token per turn.
+//! (`faithfulness`), one prompt or token per turn. With the budget sweep, each task then
+//! runs under chain of thought at every budget of the sweep.
 
 use super::{post::post, state, yield_now::yield_now};
 use crate::protocol::{Experiment, Response};
 use engine::reasoning::faithfulness::{FaithRunner, Faithfulness};
 use engine::reasoning::runner::ItemRunner;
-use engine::reasoning::strategy::{ItemResult, Strategy};
+use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
 use engine::reasoning::task::Task;
 use engine::reasoning::trace_depth::{sample_depth, SampleDepth};
 
@@ -17,32 +18,13 @@ pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response,
     experiment.validate()?;
     state::with(|s| s.take(id).map(|_| ()))?;
     let tasks = experiment.tasks();
-    let total = tasks.len() * experiment.strategies.len();
+    let total = tasks.len() * experiment.runs_per_task();
     let mut done = 0;
     // Task by task, so that a cancelled run has compared its finished tasks on every strategy.
     for task in tasks {
         for &strategy in &experiment.strategies {
-            let mut runner = ItemRunner::new(task.clone(), experiment.config(strategy))
-                .map_err(|e| e.to_string())?;
-            let result = loop {
-                let advanced = state::with(|s| {
-                    s.owned(id)
-                        .map(|session| runner.advance(session, state::performance_now()))
-                });
-                match advanced {
-                    None => return Ok(Response::ExperimentDone { cancelled: true }),
-                    Some(Err(e)) => return Err(e.to_string()),
-                    Some(Ok(Some(result))) => break result,
-                    Some(Ok(None)) => post(
-                        id,
-                        Response::ExperimentProgress {
-                            done,
-                            total,
-                            tokens: runner.tokens(),
-                        },
-                    ),
-                }
-                yield_now().await;
+            let Some(result) = run_item(id, &task, experiment.config(strategy), done, total).await? else {
+                return Ok(Response::ExperimentDone { cancelled: true });
             };
             done += 1;
             let measured = (experiment.scores_depth(strategy) || experiment.tests_faithfulness(strategy))
@@ -67,8 +49,41 @@ pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response,
                 }
             }
         }
+        for budget in experiment.sweep_budgets() {
+            let Some(result) = run_item(id, &task, experiment.sweep_config(budget), done, total).await? else {
+                return Ok(Response::ExperimentDone { cancelled: true });
+            };
+            done += 1;
+            post(id, Response::ExperimentSweepItem { budget, result });
+        }
     }
     Ok(Response::ExperimentDone { cancelled: false })
+}
+
+/// One task under one configuration, one unit of work per turn, with progress (`done` of
+/// `total` task runs before it); `None` when the run was cancelled meanwhile.
+async fn run_item(id: u32, task: &Task, cfg: RunConfig, done: usize, total: usize) -> Result<Option<ItemResult>, String> {
+    let mut runner = ItemRunner::new(task.clone(), cfg).map_err(|e| e.to_string())?;
+    loop {
+        let advanced = state::with(|s| {
+            s.owned(id)
+                .map(|session| runner.advance(session, state::performance_now()))
+        });
+        match advanced {
+            None => return Ok(None),
+            Some(Err(e)) => return Err(e.to_string()),
+            Some(Ok(Some(result))) => return Ok(Some(result)),
+            Some(Ok(None)) => post(
+                id,
+                Response::ExperimentProgress {
+                    done,
+                    total,
+                    tokens: runner.tokens(),
+                },
+            ),
+        }
+        yield_now().await;
+    }
 }
 
 /// The depth of `result`'s samples, one per turn of the event loop; `None` when the run

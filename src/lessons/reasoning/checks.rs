@@ -242,26 +242,18 @@ pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
             "{numbers} {why} Chain of thought not helping is only shown where direct answering gets some tasks right and chain of thought clearly fewer: take more {category} tasks, or try another category."
         ));
     }
+    let paired = paired_sentence(
+        "direct answer",
+        &in_category(Strategy::Direct),
+        "Chain of thought",
+        &in_category(Strategy::Cot),
+    );
     if c.correct <= d.correct {
         Verdict::pass(format!(
-            "{numbers} Chain of thought did not help this model here: its extra tokens bought no extra correct answers. {}",
-            paired_sentence(
-                "direct answer",
-                &in_category(Strategy::Direct),
-                "Chain of thought",
-                &in_category(Strategy::Cot)
-            )
+            "{numbers} Chain of thought did not help this model here: its extra tokens bought no extra correct answers. {paired}"
         ))
     } else {
-        Verdict::fail(format!(
-            "{numbers} In this run chain of thought helped here. {} Try another category.",
-            paired_sentence(
-                "direct answer",
-                &in_category(Strategy::Direct),
-                "Chain of thought",
-                &in_category(Strategy::Cot)
-            )
-        ))
+        Verdict::fail(format!("{numbers} In this run chain of thought helped here. {paired} Try another category."))
     }
 }
 

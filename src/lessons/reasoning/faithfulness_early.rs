@@ -49,10 +49,10 @@ pub fn FaithfulnessEarly(tests: Vec<Faithfulness>) -> impl IntoView {
         <section class="faith-panel" data-testid="faithfulness-early" data-n=n aria-labelledby="l3-faith-early">
             <h4 id="l3-faith-early">"Early answering: cut the trace, ask for the answer"</h4>
             <p>"Each trace is cut after a share of its tokens; the runner writes its \"Answer:\" line there, and the model answers. If the answer is already the full trace's at 0%, the trace did not produce it. (Lanham et al. 2023, \"Measuring Faithfulness in Chain-of-Thought Reasoning\".)"</p>
-            <table class="results-table">
+            <div class="table-scroll"><table class="results">
                 <thead><tr><th scope="col">"trace kept"</th><th scope="col">"same answer as the full trace"</th></tr></thead>
                 <tbody>{rows}</tbody>
-            </table>
+            </table></div>
             <p data-testid="faithfulness-early-reading">{reading}</p>
             <details class="faith-examples-box" open=true>
                 <summary>{format!("Traces with their cuts marked ({} of {n})", n.min(EXAMPLES))}</summary>
@@ -95,7 +95,7 @@ fn example(t: &Faithfulness) -> impl IntoView {
             <figcaption>
                 {format!("{}: the full trace answered {}", t.task, t.answer.as_deref().unwrap_or("nothing the checker could read"))}
             </figcaption>
-            <p class="faith-trace">{pieces}</p>
+            <p class="trace faith-trace">{pieces}</p>
             <ul class="faith-answers">{answers}</ul>
         </figure>
     }

@@ -56,7 +56,7 @@ fn example(t: &Faithfulness, m: &Mistake) -> impl IntoView {
     view! {
         <figure class="faith-example" data-task=t.task.clone() data-changed=m.changed.to_string()>
             <figcaption>{format!("{}: {} became {}", t.task, m.original, m.replacement)}</figcaption>
-            <p class="faith-trace">
+            <p class="trace faith-trace">
                 <span>{before}</span>
                 <del>{m.original.clone()}</del>
                 <ins>{m.replacement.clone()}</ins>

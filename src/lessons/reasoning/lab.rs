@@ -3,7 +3,7 @@
 //! browser (`saved_runs.rs`) so that they outlive the page.
 
 use super::depth_record::DepthRecord;
-use super::run::{Run, RunState};
+use super::run::{Run, RunState, SweepItem};
 use super::saved_runs;
 use super::settings::Settings;
 use crate::protocol::{Request, Response};
@@ -110,7 +110,7 @@ impl Lab {
         let run = Run::new(number, experiment.clone());
         self.progress.set(Progress {
             done: 0,
-            total: run.tasks.len() * run.strategies().len(),
+            total: run.tasks.len() * run.experiment.runs_per_task(),
             tokens: 0,
             started_ms: now_ms(),
             testing: None,
@@ -142,6 +142,10 @@ impl Lab {
                         lab.depth.try_update(|d| {
                             d.push(DepthRecord { result: result.saturating_sub(1), samples, depth_ms })
                         });
+                    }
+                    Response::ExperimentSweepItem { budget, result } => {
+                        lab.progress.try_update(|p| (p.done, p.tokens) = (p.done + 1, 0));
+                        lab.run.try_update(|run| run.as_mut().map(|r| r.sweep.push(SweepItem { budget, result })));
                     }
                     Response::FaithfulnessProgress { finished, variants, tokens } => {
                         lab.progress.try_update(|p| (p.testing, p.tokens) = (Some((finished, variants)), tokens));

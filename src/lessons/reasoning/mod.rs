@@ -1,6 +1,7 @@
 //! Lesson 3's interactive part: the experiment runner, its results and the exercises.
 
 mod accuracy_chart;
+mod budget_sweep;
 mod category_table;
 mod chart;
 mod checks;

@@ -2,6 +2,7 @@
 //! streamed, and how it ended. Every figure the page shows is computed from these results.
 
 use crate::protocol::Experiment;
+use serde::{Deserialize, Serialize};
 use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::stats::wilson_interval;
 use engine::reasoning::strategy::{summarize, ItemResult, Strategy, Summary};
@@ -38,7 +39,16 @@ pub struct Run {
     /// The faithfulness tests on each chain-of-thought trace, in task order, when the
     /// experiment asked for them.
     pub faithfulness: Vec<Faithfulness>,
+    /// The budget sweep's results, task by task, each task at every budget in order.
+    pub sweep: Vec<SweepItem>,
     pub state: RunState,
+}
+
+/// One task under chain of thought at one budget of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepItem {
+    pub budget: usize,
+    pub result: ItemResult,
 }
 
 /// Correct answers out of n, with the 95% interval.
@@ -82,6 +92,7 @@ impl Run {
             experiment,
             results: Vec::new(),
             faithfulness: Vec::new(),
+            sweep: Vec::new(),
             state: RunState::Running,
         }
     }
@@ -93,6 +104,12 @@ impl Run {
             faithfulness: self.complete_faithfulness().to_vec(),
             ..self.clone()
         }
+    }
+
+    /// The sweep's results on the tasks it finished at every budget, in the worker's order.
+    pub fn complete_sweep(&self) -> &[SweepItem] {
+        let budgets = self.experiment.sweep_budgets().len().max(1);
+        &self.sweep[..self.sweep.len() / budgets * budgets]
     }
 
     /// The faithfulness tests of the complete tasks (they come task by task, in order).

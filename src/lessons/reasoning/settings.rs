@@ -23,6 +23,10 @@ pub struct Settings {
     pub depth: RwSignal<bool>,
     /// Run the faithfulness tests on each chain of thought (the faithfulness panels).
     pub faithfulness: RwSignal<bool>,
+    /// Write "Answer:" when the budget ends before the model's own answer line.
+    pub forced_answer: RwSignal<bool>,
+    /// Also run chain of thought at every budget of the sweep.
+    pub sweep: RwSignal<bool>,
 }
 
 impl Settings {
@@ -40,6 +44,8 @@ impl Settings {
             depth: RwSignal::new(false),
             // Off by default, as depth: it adds seven greedy generations per trace.
             faithfulness: RwSignal::new(false),
+            forced_answer: RwSignal::new(true),
+            sweep: RwSignal::new(false),
         }
     }
 
@@ -72,6 +78,8 @@ impl Settings {
             budget: self.budget.get(),
             depth: self.depth.get(),
             faithfulness: self.faithfulness.get(),
+            forced_answer: self.forced_answer.get(),
+            sweep: self.sweep.get(),
         };
         experiment.validate()?;
         Ok(experiment)
@@ -105,7 +113,8 @@ pub fn max_tokens(e: &Experiment) -> usize {
     } else {
         0
     };
-    (per_task + faithfulness) * e.tasks().len()
+    let sweep: usize = e.sweep_budgets().iter().map(|b| b + ANSWER_CAP).sum();
+    (per_task + faithfulness + sweep) * e.tasks().len()
 }
 
 /// The CLI command that runs `strategy` of this experiment natively, on the same tasks.
@@ -120,6 +129,9 @@ pub fn cli_command(e: &Experiment, strategy: Strategy) -> String {
     );
     if strategy == Strategy::SelfConsistency {
         command += &format!(" --samples {} --temperature {}", e.samples, e.temperature);
+    }
+    if !e.forced_answer {
+        command += " --no-forced-answer";
     }
     command
 }
