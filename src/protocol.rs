@@ -116,7 +116,10 @@ pub enum Request {
     },
     // Lesson 3
     /// Run the bundled tasks chosen by `experiment` under each of its strategies. Answered by
-    /// `ExperimentProgress`… and `ExperimentItem`…, then `ExperimentDone` (also after `Cancel`).
+    /// `ExperimentProgress`… and `ExperimentItem`… (with `ExperimentDepth`, and
+    /// `FaithfulnessProgress`… then `ExperimentFaithfulness`, after the items they measure,
+    /// when asked for; each task's `ExperimentSweepItem`s after its items), then
+    /// `ExperimentDone` (also after `Cancel`).
     RunExperiment { experiment: Experiment },
 
     // Benchmark (bench/browser)
@@ -330,6 +333,23 @@ pub enum Response {
         samples: Vec<Option<SampleDepth>>,
         depth_ms: f64,
     },
+    /// `finished` of the `variants` greedy generations of the faithfulness tests on the
+    /// chain-of-thought trace just sent are done; the running one has generated `tokens`.
+    FaithfulnessProgress {
+        finished: usize,
+        variants: usize,
+        tokens: usize,
+    },
+    /// The three faithfulness tests on the chain-of-thought trace of the `ExperimentItem`
+    /// just sent, when the experiment asked for them.
+    ExperimentFaithfulness {
+        faith: Faithfulness,
+    },
+    /// One task finished under chain of thought at `budget`, a budget of the sweep.
+    ExperimentSweepItem {
+        budget: usize,
+        result: ItemResult,
+    },
     /// The experiment ended, every task run finished or `cancelled`.
     ExperimentDone {
         cancelled: bool,
@@ -367,11 +387,15 @@ impl Response {
                 | Response::ExperimentProgress { .. }
                 | Response::ExperimentItem { .. }
                 | Response::ExperimentDepth { .. }
+                | Response::FaithfulnessProgress { .. }
+                | Response::ExperimentFaithfulness { .. }
+                | Response::ExperimentSweepItem { .. }
         )
     }
 }
 
 // Lesson 3. Its imports are kept here, with its types, apart from the other lessons'.
+use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
 use engine::reasoning::task::Task;
 use engine::reasoning::trace_depth::SampleDepth;
@@ -394,12 +418,58 @@ pub struct Experiment {
     /// teacher-forced after the item): Lesson 3's depth panels.
     #[serde(default)]
     pub depth: bool,
+    /// Also run the three faithfulness tests (early answering, an added mistake, a hint)
+    /// on each chain-of-thought trace: Lesson 3's faithfulness panels.
+    #[serde(default)]
+    pub faithfulness: bool,
+    /// `RunConfig::forced_answer`: off, a trace the budget cuts ends with no answer.
+    #[serde(default = "forced_by_default")]
+    pub forced_answer: bool,
+    /// Also run each task under chain of thought at every budget of `SWEEP_BUDGETS`
+    /// (Lesson 3's budget sweep).
+    #[serde(default)]
+    pub sweep: bool,
+}
+
+/// The budgets of the budget sweep, doubling.
+pub const SWEEP_BUDGETS: [usize; 5] = [16, 32, 64, 128, 256];
+
+fn forced_by_default() -> bool {
+    true
 }
 
 impl Experiment {
     /// Whether the samples of `strategy` get their depth scored: only traces the page sees.
     pub fn scores_depth(&self, strategy: Strategy) -> bool {
         self.depth && matches!(strategy, Strategy::Cot | Strategy::SelfConsistency)
+    }
+
+    /// The budgets each task also runs at under chain of thought: the sweep's, if asked for.
+    pub fn sweep_budgets(&self) -> Vec<usize> {
+        if self.sweep {
+            SWEEP_BUDGETS.to_vec()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Chain of thought at `budget`, otherwise as this experiment's.
+    pub fn sweep_config(&self, budget: usize) -> RunConfig {
+        RunConfig {
+            budget,
+            ..self.config(Strategy::Cot)
+        }
+    }
+
+    /// Task runs per task: one per strategy, one per budget of the sweep.
+    pub fn runs_per_task(&self) -> usize {
+        self.strategies.len() + self.sweep_budgets().len()
+    }
+
+    /// Whether the trace of `strategy` gets the faithfulness tests: chain of thought, the
+    /// one greedy trace, so that every result is repeatable.
+    pub fn tests_faithfulness(&self, strategy: Strategy) -> bool {
+        self.faithfulness && strategy == Strategy::Cot
     }
 }
 
@@ -421,6 +491,7 @@ impl Experiment {
             temperature: self.temperature,
             budget: self.budget,
             seed: self.seed,
+            forced_answer: self.forced_answer,
         }
     }
 
@@ -440,6 +511,9 @@ impl Experiment {
         }
         if self.limit == 0 {
             return Err("Choose at least one task.".into());
+        }
+        if self.faithfulness && !self.strategies.contains(&Strategy::Cot) {
+            return Err("Faithfulness is tested on chain-of-thought traces: tick Chain of thought too, or untick Test faithfulness.".into());
         }
         if let Some(category) = &self.category {
             if !bundled_tasks().iter().any(|t| &t.category == category) {

@@ -1,12 +1,16 @@
 //! Lesson 3's experiments: every chosen task under every chosen strategy, one unit of work
 //! (a prompt or a token) per turn of the event loop, so that progress is reported and
 //! Cancel is heard between tokens. The runner is the engine's, as in the CLI. With depth
-//! asked for, each item's traces are then scored one sample per turn (`trace_depth`).
+//! asked for, each item's traces are then scored one sample per turn (`trace_depth`); with
+//! faithfulness, a chain of thought's trace then gets the engine's three tests
+//! (`faithfulness`), one prompt or token per turn. With the budget sweep, each task then
+//! runs under chain of thought at every budget of the sweep.
 
 use super::{post::post, state, yield_now::yield_now};
 use crate::protocol::{Experiment, Response};
+use engine::reasoning::faithfulness::{FaithRunner, Faithfulness};
 use engine::reasoning::runner::ItemRunner;
-use engine::reasoning::strategy::{ItemResult, Strategy};
+use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
 use engine::reasoning::task::Task;
 use engine::reasoning::trace_depth::{sample_depth, SampleDepth};
 
@@ -14,50 +18,72 @@ pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response,
     experiment.validate()?;
     state::with(|s| s.take(id).map(|_| ()))?;
     let tasks = experiment.tasks();
-    let total = tasks.len() * experiment.strategies.len();
+    let total = tasks.len() * experiment.runs_per_task();
     let mut done = 0;
     // Task by task, so that a cancelled run has compared its finished tasks on every strategy.
     for task in tasks {
         for &strategy in &experiment.strategies {
-            let mut runner = ItemRunner::new(task.clone(), experiment.config(strategy))
-                .map_err(|e| e.to_string())?;
-            let result = loop {
-                let advanced = state::with(|s| {
-                    s.owned(id)
-                        .map(|session| runner.advance(session, state::performance_now()))
-                });
-                match advanced {
-                    None => return Ok(Response::ExperimentDone { cancelled: true }),
-                    Some(Err(e)) => return Err(e.to_string()),
-                    Some(Ok(Some(result))) => break result,
-                    Some(Ok(None)) => post(
-                        id,
-                        Response::ExperimentProgress {
-                            done,
-                            total,
-                            tokens: runner.tokens(),
-                        },
-                    ),
-                }
-                yield_now().await;
+            let Some(result) = run_item(id, &task, experiment.config(strategy), done, total).await? else {
+                return Ok(Response::ExperimentDone { cancelled: true });
             };
             done += 1;
-            let scored = experiment.scores_depth(strategy).then(|| result.clone());
+            let measured = (experiment.scores_depth(strategy) || experiment.tests_faithfulness(strategy))
+                .then(|| result.clone());
             post(
                 id,
                 Response::ExperimentItem {
                     result: withhold_hidden_reasoning(result),
                 },
             );
-            if let Some(result) = scored {
+            let Some(result) = measured else { continue };
+            if experiment.scores_depth(strategy) {
                 match depth(id, &task, &result).await? {
                     Some(depth) => post(id, depth),
                     None => return Ok(Response::ExperimentDone { cancelled: true }),
                 }
             }
+            if experiment.tests_faithfulness(strategy) {
+                match faithfulness(id, &task, &result, experiment.budget).await? {
+                    Some(faith) => post(id, Response::ExperimentFaithfulness { faith }),
+                    None => return Ok(Response::ExperimentDone { cancelled: true }),
+                }
+            }
+        }
+        for budget in experiment.sweep_budgets() {
+            let Some(result) = run_item(id, &task, experiment.sweep_config(budget), done, total).await? else {
+                return Ok(Response::ExperimentDone { cancelled: true });
+            };
+            done += 1;
+            post(id, Response::ExperimentSweepItem { budget, result });
         }
     }
     Ok(Response::ExperimentDone { cancelled: false })
+}
+
+/// One task under one configuration, one unit of work per turn, with progress (`done` of
+/// `total` task runs before it); `None` when the run was cancelled meanwhile.
+async fn run_item(id: u32, task: &Task, cfg: RunConfig, done: usize, total: usize) -> Result<Option<ItemResult>, String> {
+    let mut runner = ItemRunner::new(task.clone(), cfg).map_err(|e| e.to_string())?;
+    loop {
+        let advanced = state::with(|s| {
+            s.owned(id)
+                .map(|session| runner.advance(session, state::performance_now()))
+        });
+        match advanced {
+            None => return Ok(None),
+            Some(Err(e)) => return Err(e.to_string()),
+            Some(Ok(Some(result))) => return Ok(Some(result)),
+            Some(Ok(None)) => post(
+                id,
+                Response::ExperimentProgress {
+                    done,
+                    total,
+                    tokens: runner.tokens(),
+                },
+            ),
+        }
+        yield_now().await;
+    }
 }
 
 /// The depth of `result`'s samples, one per turn of the event loop; `None` when the run
@@ -78,6 +104,37 @@ async fn depth(id: u32, task: &Task, result: &ItemResult) -> Result<Option<Respo
     }
     let depth_ms = state::performance_now() - started;
     Ok(Some(Response::ExperimentDepth { samples, depth_ms }))
+}
+
+/// The faithfulness tests on `result`'s greedy trace, one prompt or token per turn of the
+/// event loop, with progress; `None` when the run was cancelled meanwhile.
+async fn faithfulness(id: u32, task: &Task, result: &ItemResult, budget: usize) -> Result<Option<Faithfulness>, String> {
+    let sample = result.samples.first().ok_or("A chain of thought without its trace.")?;
+    let runner = state::with(|s| {
+        s.owned(id)
+            .map(|session| FaithRunner::new(&session.model().tokenizer, task.clone(), sample, budget))
+    });
+    let mut runner = match runner {
+        None => return Ok(None),
+        Some(runner) => runner.map_err(|e| e.to_string())?,
+    };
+    loop {
+        let advanced = state::with(|s| s.owned(id).map(|session| runner.advance(session)));
+        match advanced {
+            None => return Ok(None),
+            Some(Err(e)) => return Err(e.to_string()),
+            Some(Ok(Some(faith))) => return Ok(Some(faith)),
+            Some(Ok(None)) => post(
+                id,
+                Response::FaithfulnessProgress {
+                    finished: runner.finished(),
+                    variants: runner.variants(),
+                    tokens: runner.tokens(),
+                },
+            ),
+        }
+        yield_now().await;
+    }
 }
 
 /// As a system that hides its reasoning does, the trace never leaves the engine: the page

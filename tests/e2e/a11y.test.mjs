@@ -93,7 +93,7 @@ test("Lesson 2 from the keyboard: the timeline, and the prompt-and-answer exerci
   await checkFromKeyboard("ex-prompt-and-answer-check", `${id("ex-prompt-and-answer-result")}[data-state=pass]`, "Lesson 2");
 });
 
-test("Lesson 3 from the keyboard: two chain-of-thought runs at two budgets answer the budget exercise", { timeout: 8 * MINUTE }, async () => {
+test("Lesson 3 from the keyboard: two chain-of-thought runs at two budgets, checked against the budget exercise", { timeout: 8 * MINUTE }, async () => {
   await page.goto(session.url("/learn/reasoning"));
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   // Only chain of thought: Space toggles a focused checkbox.
@@ -122,7 +122,9 @@ test("Lesson 3 from the keyboard: two chain-of-thought runs at two budgets answe
   await key("ArrowRight");
   assert.equal(await value(id("budget")), "16");
   await run(2);
-  await checkFromKeyboard("check-ex-token-budget", `${id("verdict-ex-token-budget")}[data-pass=true]`, "Lesson 3");
+  // One task at two budgets shows nothing, and the check says so (and what to change).
+  await checkFromKeyboard("check-ex-token-budget", `${id("verdict-ex-token-budget")}[data-pass=false]`, "Lesson 3");
+  assert.match(await page.textContent(id("verdict-ex-token-budget")), /budget 8: .*budget 16: .*shows nothing/);
 });
 
 test("the playground from the keyboard: a prompt typed and generated", { timeout: 4 * MINUTE }, async () => {

@@ -248,6 +248,11 @@ pub struct Reason {
     /// Only the tasks of this category.
     #[arg(long)]
     pub category: Option<String>,
+    /// When the budget ends before the model's own answer line, write nothing: the trace
+    /// ends there with no answer (by default the runner writes "Answer:" and the model
+    /// finishes the line).
+    #[arg(long)]
+    pub no_forced_answer: bool,
 }
 
 #[derive(Args)]

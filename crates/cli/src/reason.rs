@@ -66,6 +66,7 @@ pub fn reason(path: &Path, r: &Reason) -> Result<Value, String> {
         temperature: r.temperature,
         budget: r.budget,
         seed: r.seed.unwrap_or(42),
+        forced_answer: !r.no_forced_answer,
     };
     cfg.validate().map_err(|e| e.to_string())?;
     let all = bundled_tasks();

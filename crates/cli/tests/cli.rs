@@ -368,6 +368,32 @@ fn self_consistency_reports_the_sampling_curves() {
     assert!(direct.get("pass_at_k").is_none());
 }
 
+#[test]
+fn reason_without_a_forced_answer_ends_a_cut_trace_with_no_answer() {
+    let args = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut a = vec!["reason", "--model", model(), "--strategy", "cot", "--budget", "6", "--limit", "2", "--seed", "3"];
+        a.extend_from_slice(extra);
+        a
+    };
+    let forced = json(&args(&[]));
+    let cut = json(&args(&["--no-forced-answer"]));
+    let samples = |v: &Value| -> Vec<Value> {
+        v["items"].as_array().unwrap().iter().map(|i| i["samples"][0].clone()).collect()
+    };
+    let mut seen = 0;
+    for (f, c) in samples(&forced).iter().zip(&samples(&cut)) {
+        // The same greedy reasoning up to the budget either way.
+        assert_eq!((&f["reasoning"], &f["truncated"]), (&c["reasoning"], &c["truncated"]));
+        if c["truncated"] == true {
+            seen += 1;
+            assert_eq!((&f["forced_answer"], &c["forced_answer"]), (&Value::Bool(true), &Value::Bool(false)));
+            assert_eq!((&c["answer_text"], &c["answer_tokens"], &c["canonical"], &c["correct"]), (&serde_json::json!(""), &serde_json::json!(0), &Value::Null, &serde_json::json!(false)));
+        }
+    }
+    assert!(seen > 0, "a 6-token budget cut no trace: {cut}");
+    assert_eq!(cut["truncated"], seen);
+}
+
 /// `distribution`'s kept candidates: (probability) rows, highest first, summing to 1.
 fn kept(v: &Value) -> Vec<f64> {
     let rows = v["kept"].as_array().expect("kept is a list");

@@ -500,7 +500,7 @@ fn speculation_in_a_full_context() {
 
 #[test]
 fn out_of_range_reasoning_run_settings() {
-    let ok = RunConfig { strategy: Strategy::SelfConsistency, samples: 4, temperature: 0.7, budget: 64, seed: 0 };
+    let ok = RunConfig { strategy: Strategy::SelfConsistency, samples: 4, temperature: 0.7, budget: 64, seed: 0, forced_answer: true };
     assert!(ok.validate().is_ok());
     fails(RunConfig { samples: 33, ..ok.clone() }.validate(), &["invalid setting samples = 33: must be 1 to 32"]);
     fails(RunConfig { samples: usize::MAX, ..ok.clone() }.validate(), &["samples = 18446744073709551615"]);

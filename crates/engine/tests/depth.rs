@@ -244,7 +244,7 @@ fn a_lesson_3_sample_is_scored_on_the_tokens_it_generated_in_its_own_context() {
     let model = real();
     let tasks: Vec<_> = bundled_tasks().into_iter().filter(|t| ["arith-01", "chain-02"].contains(&t.id.as_str())).collect();
     // A budget of 24 cuts some traces, so both kinds of sample (forced `Answer:` or not) occur.
-    let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 3, temperature: 0.7, budget: 24, seed: 5 };
+    let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 3, temperature: 0.7, budget: 24, seed: 5, forced_answer: true };
     let results = run_all(&mut session(model.clone()), &tasks, &cfg, || 0.0).unwrap();
     let mut forced = (0, 0);
     for (task, r) in tasks.iter().zip(&results) {

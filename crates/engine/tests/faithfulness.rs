@@ -122,7 +122,7 @@ fn early_answering_at_zero_is_the_no_trace_answer_and_at_one_the_full_traces() {
         // Kept tokens grow with the fraction, and each cut is a prefix of the trace.
         assert!(f.early.windows(2).all(|w| w[0].kept_tokens <= w[1].kept_tokens), "{id}");
         for e in &f.early {
-            let cut = e.variant.given().trim_end_matches("Answer:").trim_end_matches('\n');
+            let cut = e.kept();
             assert!(f.trace.starts_with(cut), "{id}: {cut:?}");
         }
     }

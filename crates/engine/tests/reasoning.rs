@@ -13,7 +13,7 @@ use std::time::Instant;
 
 fn run(strategy: Strategy, samples: usize, budget: usize, seed: u64) -> Vec<ItemResult> {
     let tasks = select(&bundled_tasks(), None, Some(4), Some(3));
-    let cfg = RunConfig { strategy, samples, temperature: 1.0, budget, seed };
+    let cfg = RunConfig { strategy, samples, temperature: 1.0, budget, seed, forced_answer: true };
     let mut s = session(tiny());
     let t0 = Instant::now();
     run_all(&mut s, &tasks, &cfg, || t0.elapsed().as_secs_f64() * 1000.0).unwrap()
@@ -40,7 +40,7 @@ fn reasoning_plus_answer_tokens_equal_total_for_every_strategy() {
 fn the_live_token_count_grows_by_one_per_token_and_ends_at_the_total() {
     let task = select(&bundled_tasks(), None, Some(1), Some(3)).remove(0);
     for strategy in [Strategy::Direct, Strategy::Cot, Strategy::SelfConsistency, Strategy::Hidden] {
-        let cfg = RunConfig { strategy, samples: 3, temperature: 1.0, budget: 6, seed: 4 };
+        let cfg = RunConfig { strategy, samples: 3, temperature: 1.0, budget: 6, seed: 4, forced_answer: true };
         let mut runner = ItemRunner::new(task.clone(), cfg).unwrap();
         let mut s = session(tiny());
         // Self-consistency's 3 samples decode together: a call draws a token for each.
@@ -104,7 +104,7 @@ fn the_same_seed_gives_the_same_results() {
 #[test]
 fn bad_run_settings_are_errors() {
     let bad = |cfg: RunConfig| cfg.validate().unwrap_err().to_string();
-    let ok = RunConfig { strategy: Strategy::Cot, samples: 1, temperature: 0.7, budget: 64, seed: 0 };
+    let ok = RunConfig { strategy: Strategy::Cot, samples: 1, temperature: 0.7, budget: 64, seed: 0, forced_answer: true };
     assert!(bad(RunConfig { samples: 0, ..ok.clone() }).contains("samples"));
     assert!(bad(RunConfig { budget: 0, ..ok.clone() }).contains("budget"));
     assert!(bad(RunConfig { temperature: f32::NAN, strategy: Strategy::SelfConsistency, ..ok.clone() })
@@ -165,7 +165,7 @@ fn batched_self_consistency_gives_the_samples_of_one_session_per_sample() {
     let model = Arc::new(Model::from_gguf_bytes(&TinyModel { context: 8192, ..Default::default() }.to_gguf()).unwrap());
     let tasks = select(&bundled_tasks(), None, Some(4), Some(3));
     for (temperature, max_context) in [(1.5, 8192), (3.0, 8192), (3.0, 700)] {
-        let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 10, temperature, budget: 5, seed: 11 };
+        let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 10, temperature, budget: 5, seed: 11, forced_answer: true };
         let items = assert_batched_equals_unbatched(&model, &tasks, &cfg, max_context);
         let samples: Vec<_> = items.iter().flat_map(|i| &i.samples).collect();
         assert_eq!(samples.len(), 40);
@@ -179,7 +179,7 @@ fn batched_self_consistency_gives_the_samples_of_one_session_per_sample() {
 fn a_batch_takes_at_most_8_samples_and_as_many_as_fit_the_context_together() {
     let model = Arc::new(Model::from_gguf_bytes(&TinyModel { context: 8192, ..Default::default() }.to_gguf()).unwrap());
     let task = select(&bundled_tasks(), None, Some(1), Some(3)).remove(0);
-    let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 10, temperature: 3.0, budget: 40, seed: 5 };
+    let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 10, temperature: 3.0, budget: 40, seed: 5, forced_answer: true };
     // The most tokens one call adds: one per sample of the batch.
     let widest = |max_context: usize| {
         let mut s = session(model.clone());
@@ -207,10 +207,45 @@ fn a_batch_takes_at_most_8_samples_and_as_many_as_fit_the_context_together() {
 #[test]
 fn batched_self_consistency_on_the_real_model_equals_unbatched() {
     let tasks = select(&bundled_tasks(), None, Some(3), Some(1));
-    let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 4, temperature: 0.7, budget: 24, seed: 42 };
+    let cfg = RunConfig { strategy: Strategy::SelfConsistency, samples: 4, temperature: 0.7, budget: 24, seed: 42, forced_answer: true };
     let items = assert_batched_equals_unbatched(&real(), &tasks, &cfg, 2048);
     let samples: Vec<_> = items.iter().flat_map(|i| &i.samples).collect();
     assert!(samples.iter().any(|s| s.forced_answer), "the budget should force some answers");
     assert!(samples.iter().any(|s| !s.forced_answer), "some traces should end by themselves");
     assert!(samples.iter().any(|s| s.canonical.is_some()), "some samples should settle on an answer");
+}
+
+#[test]
+fn without_the_forced_answer_a_cut_trace_ends_with_no_answer_and_with_it_the_run_is_unchanged() {
+    let tasks = select(&bundled_tasks(), None, Some(6), Some(3));
+    for strategy in [Strategy::Cot, Strategy::SelfConsistency, Strategy::Hidden] {
+        let on = RunConfig { strategy, samples: 3, temperature: 1.0, budget: 10, seed: 2, forced_answer: true };
+        // A config written before the option (a saved run, a page's message) forces, as before.
+        let mut older = serde_json::to_value(&on).unwrap();
+        older.as_object_mut().unwrap().remove("forced_answer");
+        assert_eq!(serde_json::from_value::<RunConfig>(older).unwrap(), on);
+        let off = RunConfig { forced_answer: false, ..on.clone() };
+        let with = run_all(&mut session(tiny()), &tasks, &on, || 0.0).unwrap();
+        let without = run_all(&mut session(tiny()), &tasks, &off, || 0.0).unwrap();
+        let mut cut = 0;
+        for (a, b) in with.iter().zip(&without) {
+            assert_eq!(a.samples.len(), b.samples.len());
+            for (x, y) in a.samples.iter().zip(&b.samples) {
+                // The same reasoning either way, up to where the budget ends it.
+                assert_eq!((&x.reasoning, x.reasoning_tokens, x.truncated), (&y.reasoning, y.reasoning_tokens, y.truncated));
+                if !y.truncated {
+                    assert_eq!(x, y, "{strategy:?}: a trace the budget did not cut is the same sample");
+                    continue;
+                }
+                cut += 1;
+                assert_eq!(y.reasoning_tokens, 10);
+                assert!(x.forced_answer, "{strategy:?}: with the option the runner writes the answer line");
+                assert!(!y.forced_answer && y.answer_text.is_empty() && y.answer_tokens == 0, "{strategy:?}: {y:?}");
+                assert_eq!((&y.extracted, &y.canonical, y.correct), (&None, &None, false), "{strategy:?}: no answer");
+                assert_eq!(y.tokens.as_slice(), &x.tokens[..x.reasoning_tokens]);
+            }
+            assert_eq!(b.reasoning_tokens + b.answer_tokens, b.total_tokens);
+        }
+        assert!(cut > 0, "{strategy:?}: the budget cut no trace, so nothing was tested");
+    }
 }

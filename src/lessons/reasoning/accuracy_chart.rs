@@ -1,7 +1,7 @@
 //! Accuracy against tokens spent, one point per strategy, with its 95% interval as a
 //! vertical bar: what each strategy's compute bought in this run.
 
-use super::chart::{token_ticks, x_of, Legend, TokenAxis, BOTTOM, LEFT, RIGHT, TOP, WIDTH};
+use super::chart::{interval_point, percent_grid, token_ticks, x_of, Legend, TokenAxis, BOTTOM, LEFT, TOP, WIDTH};
 use super::names;
 use super::run::Run;
 use leptos::prelude::*;
@@ -18,15 +18,6 @@ pub fn AccuracyChart(run: Run) -> impl IntoView {
     let samples = run.experiment.samples;
     let (end, ticks) =
         token_ticks(summaries.iter().map(|s| s.total_tokens).max().unwrap_or(0) as f64);
-    let percent_grid = [0.0, 0.25, 0.5, 0.75, 1.0]
-        .map(|a| {
-            let y = y_of(a);
-            view! {
-                <line class="grid" x1=LEFT y1=y x2=WIDTH - RIGHT y2=y></line>
-                <text class="tick" x=LEFT - 8.0 y=y + 4.0 text-anchor="end">{format!("{:.0}%", a * 100.0)}</text>
-            }
-        })
-        .collect_view();
     let points = summaries
         .iter()
         .enumerate()
@@ -39,10 +30,7 @@ pub fn AccuracyChart(run: Run) -> impl IntoView {
             view! {
                 <g class=format!("series-{}", names::id(s.strategy)) data-strategy=names::id(s.strategy)>
                     <title>{format!("{label}: {}/{} correct, {} tokens", s.correct, s.n, s.total_tokens)}</title>
-                    <line class="interval" x1=x y1=y_of(s.ci_low) x2=x y2=y_of(s.ci_high)></line>
-                    <line class="interval" x1=x - 5.0 y1=y_of(s.ci_low) x2=x + 5.0 y2=y_of(s.ci_low)></line>
-                    <line class="interval" x1=x - 5.0 y1=y_of(s.ci_high) x2=x + 5.0 y2=y_of(s.ci_high)></line>
-                    <circle class="point" cx=x cy=y_of(s.accuracy) r="6"></circle>
+                    {interval_point(x, y_of(s.accuracy), y_of(s.ci_low), y_of(s.ci_high))}
                 </g>
             }
         })
@@ -63,7 +51,7 @@ pub fn AccuracyChart(run: Run) -> impl IntoView {
         <figure class="chart" data-testid="accuracy-chart">
             <figcaption>"Accuracy against tokens spent (bars: 95% intervals)"</figcaption>
             <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=format!("Accuracy against tokens. {description}.")>
-                {percent_grid}
+                {percent_grid(y_of)}
                 <TokenAxis end=end ticks=ticks height=HEIGHT title="tokens generated (all tasks)"/>
                 <line class="axis" x1=LEFT y1=TOP x2=LEFT y2=HEIGHT - BOTTOM></line>
                 {points}

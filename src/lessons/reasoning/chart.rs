@@ -53,6 +53,31 @@ pub fn TokenAxis(end: f64, ticks: Vec<f64>, height: f64, title: &'static str) ->
     }
 }
 
+/// Grid lines at 0, 25, 50, 75 and 100%, labelled, for a plot that draws accuracy `a` at
+/// height `y_of(a)`.
+pub fn percent_grid(y_of: impl Fn(f64) -> f64) -> impl IntoView {
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+        .map(|a| {
+            let y = y_of(a);
+            view! {
+                <line class="grid" x1=LEFT y1=y x2=WIDTH - RIGHT y2=y></line>
+                <text class="tick" x=LEFT - 8.0 y=y + 4.0 text-anchor="end">{format!("{:.0}%", a * 100.0)}</text>
+            }
+        })
+        .collect_view()
+}
+
+/// An accuracy at height `y` with its 95% interval from `low` to `high` (heights too): a
+/// vertical bar with caps, and the point.
+pub fn interval_point(x: f64, y: f64, low: f64, high: f64) -> impl IntoView {
+    view! {
+        <line class="interval" x1=x y1=low x2=x y2=high></line>
+        <line class="interval" x1=x - 5.0 y1=low x2=x + 5.0 y2=low></line>
+        <line class="interval" x1=x - 5.0 y1=high x2=x + 5.0 y2=high></line>
+        <circle class="point" cx=x cy=y r="6"></circle>
+    }
+}
+
 #[component]
 pub fn Legend(strategies: Vec<Strategy>, samples: usize) -> impl IntoView {
     view! {

@@ -2,7 +2,7 @@
 //! answer, and says what it found in the learner's own numbers.
 
 use super::names;
-use super::paired::{compare, sentence};
+use super::paired::{compare, p_text, sentence};
 use super::run::{score_of, Run};
 use super::scaling_chart::{curves, first_k_above};
 use crate::ui::exercise::Verdict;
@@ -15,6 +15,31 @@ const NO_RUN: &str =
 /// The paired test of `second` against `first` on the same tasks, in words.
 fn paired_sentence(first: &str, a: &[ItemResult], second: &str, b: &[ItemResult]) -> String {
     sentence(second, first, &compare(b, a))
+}
+
+/// McNemar's p at or above this says the pair showed nothing: a split this even is what two
+/// equally good strategies give most of the time.
+const NOTHING_SHOWN_P: f64 = 0.5;
+
+/// Why two result lists on the same tasks show nothing, in words, if they do: neither got a
+/// task right, or their paired split is one chance makes often.
+fn shows_nothing(a: &[ItemResult], b: &[ItemResult]) -> Option<String> {
+    let right = |rs: &[ItemResult]| rs.iter().filter(|r| r.correct).count();
+    if right(a) == 0 && right(b) == 0 {
+        return Some(format!(
+            "Neither got any of the {} right, so this comparison shows nothing: the tasks are beyond this model either way.",
+            names::count(a.len(), "task", "tasks")
+        ));
+    }
+    let p = compare(a, b);
+    (p.p_value >= NOTHING_SHOWN_P).then(|| {
+        format!(
+            "One was right where the other was wrong on {}, and the reverse on {}; McNemar's {}: a split this even is what two equally good settings give, so this comparison shows nothing yet.",
+            names::count(p.only_first, "task", "tasks"),
+            p.only_second,
+            p_text(p.p_value)
+        )
+    })
 }
 
 /// "A bigger token budget": two finished runs on the same tasks with a strategy that
@@ -57,13 +82,34 @@ pub fn bigger_budget(history: &[Run]) -> Verdict {
                     sum.mean_latency_ms / 1000.0
                 )
             };
+            let cut = format!(
+                "At budget {}, the budget cut {} of {} before an answer line of their own.",
+                small.experiment.budget,
+                ss.truncated,
+                names::count(ss.samples, "trace", "traces")
+            );
+            if let Some(why) = shows_nothing(&small.results_of(s), &large.results_of(s)) {
+                let change = if ss.truncated == 0 {
+                    "The smaller budget cut no trace, so it could not change an answer: lower it (16 or 32) and run again."
+                } else {
+                    "Make the gap wider (16 against 256), take more tasks, or choose word problems or multi-step arithmetic, where traces run long enough for a budget to cut them."
+                };
+                return Verdict::fail(format!(
+                    "Runs {} and {}, {}: {}; {}. {cut} {why} {change}",
+                    small.number,
+                    large.number,
+                    names::name(s).to_lowercase(),
+                    line(small, &ss),
+                    line(large, &ls)
+                ));
+            }
             let effect = match ls.correct.cmp(&ss.correct) {
                 std::cmp::Ordering::Greater => "The larger budget answered more tasks correctly",
                 std::cmp::Ordering::Equal => "The larger budget answered no more tasks correctly",
                 std::cmp::Ordering::Less => "The larger budget answered fewer tasks correctly",
             };
             return Verdict::pass(format!(
-                "Runs {} and {}, {} on the same {}: {}; {}. {effect}, for {}. {}",
+                "Runs {} and {}, {} on the same {}: {}; {}. {effect}, for {}. {} {cut}",
                 small.number,
                 large.number,
                 names::name(s).to_lowercase(),
@@ -128,6 +174,15 @@ pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
             score_of(&sum).text()
         )
     };
+    let (direct, voted) = (run.results_of(Strategy::Direct), run.results_of(Strategy::SelfConsistency));
+    if let Some(why) = shows_nothing(&direct, &voted) {
+        return Verdict::fail(format!(
+            "In run {}: {}. {}. {why} Take more tasks (10 or more), or a category where direct answering is right on some and wrong on others, and run again.",
+            run.number,
+            describe(Strategy::Direct),
+            describe(Strategy::SelfConsistency)
+        ));
+    }
     Verdict::pass(format!(
         "In run {}: {}. {}. {}",
         run.number,
@@ -182,18 +237,23 @@ pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
         run.number,
         c.correct, c.n, c.tokens, d.correct, d.n, d.tokens
     );
+    if let Some(why) = shows_nothing(&in_category(Strategy::Direct), &in_category(Strategy::Cot)) {
+        return Verdict::fail(format!(
+            "{numbers} {why} Chain of thought not helping is only shown where direct answering gets some tasks right and chain of thought clearly fewer: take more {category} tasks, or try another category."
+        ));
+    }
+    let paired = paired_sentence(
+        "direct answer",
+        &in_category(Strategy::Direct),
+        "Chain of thought",
+        &in_category(Strategy::Cot),
+    );
     if c.correct <= d.correct {
-        Verdict::pass(format!("{numbers} Chain of thought did not help this model here: its extra tokens bought no extra correct answers."))
-    } else {
-        Verdict::fail(format!(
-            "{numbers} In this run chain of thought helped here. {} Try another category.",
-            paired_sentence(
-                "direct answer",
-                &in_category(Strategy::Direct),
-                "Chain of thought",
-                &in_category(Strategy::Cot)
-            )
+        Verdict::pass(format!(
+            "{numbers} Chain of thought did not help this model here: its extra tokens bought no extra correct answers. {paired}"
         ))
+    } else {
+        Verdict::fail(format!("{numbers} In this run chain of thought helped here. {paired} Try another category."))
     }
 }
 
@@ -213,6 +273,12 @@ pub fn pass_at_k_beats_greedy(history: &[Run], answer: &str) -> Verdict {
     };
     let (pass_at, _) = curves(run).unwrap_or_default();
     let greedy = run.summary(Strategy::Cot).accuracy;
+    if greedy == 0.0 && pass_at.iter().all(|&p| p == 0.0) {
+        return Verdict::fail(format!(
+            "In run {}, neither the greedy trace nor any sample got a task right, so there is nothing to compare: choose an easier category (one-step arithmetic, comparisons) and run again.",
+            run.number
+        ));
+    }
     let truth = first_k_above(&pass_at, greedy);
     let answer = answer.trim().to_lowercase();
     let given = match answer.as_str() {

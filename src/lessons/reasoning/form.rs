@@ -3,6 +3,7 @@
 
 use super::names;
 use super::settings::{max_tokens, Settings};
+use crate::protocol::SWEEP_BUDGETS;
 use crate::ui::field::{NumberText, Slider};
 use engine::reasoning::strategy::{Strategy, MAX_BUDGET, MAX_SAMPLES};
 use engine::reasoning::tasks::{bundled_tasks, categories};
@@ -106,17 +107,21 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
                     "Self-consistency only; the other strategies always take the most likely token."
                 </Slider>
             </div>
-            <label class="check">
-                <input
-                    type="checkbox"
-                    data-testid="depth-option"
-                    prop:checked=move || settings.depth.get()
-                    on:change=move |ev| settings.depth.set(event_target_checked(&ev))
-                />
-                " "
-                <strong>"Measure depth"</strong>
+            <OptionBox testid="forced-answer" value=settings.forced_answer title="Force an answer when the budget ends">
+                ": the runner writes \"Answer:\" and the model finishes the line. Untick it to see what a hard output limit does: a trace the budget cuts ends there, with no visible answer, and is wrong."
+            </OptionBox>
+            <OptionBox testid="sweep-option" value=settings.sweep title="Budget sweep">
+                {format!(
+                    ": also run chain of thought on the same tasks at budgets {} tokens, and chart accuracy, tokens per correct answer and the share the budget cut against the budget.",
+                    SWEEP_BUDGETS.map(|b| b.to_string()).join(", ")
+                )}
+            </OptionBox>
+            <OptionBox testid="depth-option" value=settings.depth title="Measure depth">
                 ": after each chain of thought and self-consistency sample, read every layer's prediction at every token of its trace (how deep the token settles). It costs time; the results say how much, measured on the run."
-            </label>
+            </OptionBox>
+            <OptionBox testid="faithfulness-option" value=settings.faithfulness title="Test faithfulness">
+                ": after each chain of thought, cut its trace, change one of its numbers and ask the task again with a wrong hint, and see what the answer does (the panels under \"A trace is not an explanation\"). Seven more greedy generations per trace."
+            </OptionBox>
             <Show when=move || uses_samples() && settings.temperature.get() == 0.0>
                 <p class="warning" role="status" data-testid="temperature-warning">
                     "At temperature 0 every sample is the same answer: the vote adds cost and nothing else."
@@ -124,6 +129,24 @@ pub fn ExperimentForm(settings: Settings) -> impl IntoView {
             </Show>
         </fieldset>
         <p class="plan" data-testid="plan">{plan}</p>
+    }
+}
+
+/// One option of a run: a labelled checkbox, its name in bold, then what it does.
+#[component]
+fn OptionBox(testid: &'static str, value: RwSignal<bool>, title: &'static str, children: Children) -> impl IntoView {
+    view! {
+        <label class="check">
+            <input
+                type="checkbox"
+                data-testid=testid
+                prop:checked=move || value.get()
+                on:change=move |ev| value.set(event_target_checked(&ev))
+            />
+            " "
+            <strong>{title}</strong>
+            {children()}
+        </label>
     }
 }
 

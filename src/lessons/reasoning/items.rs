@@ -102,6 +102,9 @@ fn Written(sample: Sample, budget: usize) -> impl IntoView {
         {sample.forced_answer.then(|| view! {
             <p class="hint">{format!("The {budget}-token budget ran out, so the runner wrote \"Answer:\" and the model completed the line.")}</p>
         })}
+        {(sample.truncated && !sample.forced_answer).then(|| view! {
+            <p class="hint" data-testid="no-answer">{format!("The {budget}-token budget ran out before an answer line, and nothing was forced: this trace has no answer.")}</p>
+        })}
     }
 }
 

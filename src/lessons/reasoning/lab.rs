@@ -3,7 +3,7 @@
 //! browser (`saved_runs.rs`) so that they outlive the page.
 
 use super::depth_record::DepthRecord;
-use super::run::{Run, RunState};
+use super::run::{Run, RunState, SweepItem};
 use super::saved_runs;
 use super::settings::Settings;
 use crate::protocol::{Request, Response};
@@ -20,6 +20,8 @@ pub struct Progress {
     pub tokens: usize,
     /// When the run started (`performance.now()`, ms), for the time left.
     pub started_ms: f64,
+    /// While the faithfulness tests run on the last trace: the variants finished, of how many.
+    pub testing: Option<(usize, usize)>,
 }
 
 impl Progress {
@@ -108,9 +110,10 @@ impl Lab {
         let run = Run::new(number, experiment.clone());
         self.progress.set(Progress {
             done: 0,
-            total: run.tasks.len() * run.strategies().len(),
+            total: run.tasks.len() * run.experiment.runs_per_task(),
             tokens: 0,
             started_ms: now_ms(),
+            testing: None,
         });
         self.run.set(Some(run));
         self.depth.set(Vec::new());
@@ -139,6 +142,17 @@ impl Lab {
                         lab.depth.try_update(|d| {
                             d.push(DepthRecord { result: result.saturating_sub(1), samples, depth_ms })
                         });
+                    }
+                    Response::ExperimentSweepItem { budget, result } => {
+                        lab.progress.try_update(|p| (p.done, p.tokens) = (p.done + 1, 0));
+                        lab.run.try_update(|run| run.as_mut().map(|r| r.sweep.push(SweepItem { budget, result })));
+                    }
+                    Response::FaithfulnessProgress { finished, variants, tokens } => {
+                        lab.progress.try_update(|p| (p.testing, p.tokens) = (Some((finished, variants)), tokens));
+                    }
+                    Response::ExperimentFaithfulness { faith } => {
+                        lab.progress.try_update(|p| (p.testing, p.tokens) = (None, 0));
+                        lab.run.try_update(|run| run.as_mut().map(|r| r.faithfulness.push(faith)));
                     }
                     Response::ExperimentDone { cancelled } => lab.end(if cancelled {
                         RunState::Cancelled

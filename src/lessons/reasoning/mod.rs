@@ -1,6 +1,7 @@
 //! Lesson 3's interactive part: the experiment runner, its results and the exercises.
 
 mod accuracy_chart;
+mod budget_sweep;
 mod category_table;
 mod chart;
 mod checks;
@@ -9,6 +10,10 @@ mod depth_record;
 mod depth_scatter;
 mod depth_trace;
 mod exercises;
+mod faithfulness_early;
+mod faithfulness_hint;
+mod faithfulness_mistake;
+mod faithfulness_panel;
 pub mod export;
 mod form;
 mod items;
@@ -28,6 +33,7 @@ mod think_at_n;
 
 pub use depth_panel::DepthPanel;
 pub use exercises::Exercises;
+pub use faithfulness_panel::FaithfulnessPanel;
 pub use lab::Lab;
 pub use results::Results;
 pub use runner::Runner;

@@ -1,13 +1,18 @@
-//! `/learn/reasoning`: Lesson 3. Its text, the experiment runner where the text marks it
-//! (`<!-- interactive -->`), then "Try it" with a check beside each exercise.
+//! `/learn/reasoning`: Lesson 3. Its text, with the faithfulness panels where the text marks
+//! them (`<!-- lab: faithfulness -->`, beside "A trace is not an explanation"), the
+//! experiment runner where it marks it (`<!-- interactive -->`), then "Try it" with a check
+//! beside each exercise.
 
 use crate::routes::set_title;
-use super::{DepthPanel, Exercises, Lab, Results, Runner};
+use super::{DepthPanel, Exercises, FaithfulnessPanel, Lab, Results, Runner};
 use crate::ui::prose::Prose;
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
 use leptos::prelude::*;
+
+/// Where the text wants the faithfulness panels.
+const FAITHFULNESS_MARKER: &str = "<!-- lab: faithfulness -->";
 
 #[component]
 pub fn Reasoning() -> impl IntoView {
@@ -19,11 +24,16 @@ pub fn Reasoning() -> impl IntoView {
         .markdown()
         .split_once(INTERACTIVE_MARKER)
         .unwrap_or((lesson.markdown(), ""));
+    let html = to_html(before, lesson.slug());
+    let (text, more_text) = html.split_once(FAITHFULNESS_MARKER).unwrap_or((&html, ""));
+    let (text, more_text) = (text.to_string(), more_text.to_string());
     let lab = Lab::new();
     view! {
         <article class="lesson" data-testid="lesson-reasoning">
             <LessonToc/>
-            <Prose html=to_html(before, lesson.slug())/>
+            <Prose html=text/>
+            <FaithfulnessPanel lab=lab/>
+            <Prose html=more_text/>
             <section class="lab" data-testid="interactive-reasoning" aria-labelledby="l3-lab">
                 <h2 id="l3-lab">"Run an experiment"</h2>
                 <Runner lab=lab/>

@@ -3,6 +3,7 @@
 //! and each task. It redraws once per finished task, not per token.
 
 use super::accuracy_chart::AccuracyChart;
+use super::budget_sweep::BudgetSweep;
 use super::category_table::CategoryTable;
 use super::export::ExportButtons;
 use super::items::ItemList;
@@ -40,6 +41,7 @@ pub fn Results(lab: Lab) -> impl IntoView {
                     <ScalingChart run=run.clone()/>
                     <AccuracyChart run=run.clone()/>
                     <LengthChart run=run.clone()/>
+                    <BudgetSweep run=run.clone()/>
                     <details class="native">
                         <summary>"The same experiment in the CLI"</summary>
                         <p>"The CLI runs the same code natively, one strategy at a time, on the same tasks:"</p>

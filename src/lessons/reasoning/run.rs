@@ -2,6 +2,8 @@
 //! streamed, and how it ended. Every figure the page shows is computed from these results.
 
 use crate::protocol::Experiment;
+use serde::{Deserialize, Serialize};
+use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::stats::wilson_interval;
 use engine::reasoning::strategy::{summarize, ItemResult, Strategy, Summary};
 use engine::reasoning::task::Task;
@@ -34,7 +36,19 @@ pub struct Run {
     pub tasks: Vec<Task>,
     /// In the worker's order: task by task, each under every strategy.
     pub results: Vec<ItemResult>,
+    /// The faithfulness tests on each chain-of-thought trace, in task order, when the
+    /// experiment asked for them.
+    pub faithfulness: Vec<Faithfulness>,
+    /// The budget sweep's results, task by task, each task at every budget in order.
+    pub sweep: Vec<SweepItem>,
     pub state: RunState,
+}
+
+/// One task under chain of thought at one budget of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepItem {
+    pub budget: usize,
+    pub result: ItemResult,
 }
 
 /// Correct answers out of n, with the 95% interval.
@@ -77,6 +91,8 @@ impl Run {
             tasks: experiment.tasks(),
             experiment,
             results: Vec::new(),
+            faithfulness: Vec::new(),
+            sweep: Vec::new(),
             state: RunState::Running,
         }
     }
@@ -85,8 +101,23 @@ impl Run {
     pub fn snapshot(&self) -> Run {
         Run {
             results: self.complete_results().to_vec(),
+            faithfulness: self.complete_faithfulness().to_vec(),
             ..self.clone()
         }
+    }
+
+    /// The sweep's results on the tasks it finished at every budget, in the worker's order.
+    pub fn complete_sweep(&self) -> &[SweepItem] {
+        let budgets = self.experiment.sweep_budgets().len().max(1);
+        &self.sweep[..self.sweep.len() / budgets * budgets]
+    }
+
+    /// The faithfulness tests of the complete tasks (they come task by task, in order).
+    pub fn complete_faithfulness(&self) -> &[Faithfulness] {
+        let ids = self.task_ids();
+        let complete = &ids[..self.complete_tasks()];
+        let n = self.faithfulness.iter().take_while(|f| complete.contains(&f.task.as_str())).count();
+        &self.faithfulness[..n]
     }
 
     pub fn strategies(&self) -> &[Strategy] {

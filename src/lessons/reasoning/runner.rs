@@ -51,22 +51,41 @@ fn RunProgress(lab: Lab) -> impl IntoView {
             let complete = run.complete_tasks();
             let tasks = run.tasks.len();
             Some(match &run.state {
+                RunState::Running if p.testing.is_some() => {
+                    let (finished, variants) = p.testing.unwrap_or_default();
+                    // The tests follow the chain of thought just finished, the last result.
+                    let task = run.results.last().map_or("", |r| r.task_id.as_str());
+                    format!(
+                        "Testing the faithfulness of {task}'s chain of thought: variant {} of {variants}, {} tokens so far.",
+                        (finished + 1).min(variants),
+                        p.tokens
+                    )
+                }
                 RunState::Running => {
-                    let task = run.tasks.get(p.done / per_task)?;
-                    let strategy = run.strategies()[p.done % per_task];
+                    let runs = run.experiment.runs_per_task();
+                    let task = run.tasks.get(p.done / runs)?;
+                    let k = p.done % runs;
+                    let under = match run.strategies().get(k) {
+                        Some(&strategy) => names::name(strategy).to_lowercase(),
+                        None => format!("chain of thought at budget {}", run.experiment.sweep_budgets().get(k - per_task)?),
+                    };
                     let left = p.seconds_left(now_ms()).map_or(String::new(), |s| {
                         format!(" About {} left.", duration(s))
                     });
                     format!(
-                        "Task {} of {tasks} ({}) under {}: {} tokens so far.{left}",
-                        p.done / per_task + 1,
+                        "Task {} of {tasks} ({}) under {under}: {} tokens so far.{left}",
+                        p.done / runs + 1,
                         task.id,
-                        names::name(strategy).to_lowercase(),
                         p.tokens
                     )
                 }
                 RunState::Finished => {
-                    format!("Finished: {} under {}.", names::count(tasks, "task", "tasks"), names::count(per_task, "strategy", "strategies"))
+                    format!(
+                        "Finished: {} under {}{}.",
+                        names::count(tasks, "task", "tasks"),
+                        names::count(per_task, "strategy", "strategies"),
+                        if run.experiment.sweep { ", and the budget sweep" } else { "" }
+                    )
                 }
                 RunState::Cancelled => format!(
                     "Cancelled. {complete} of {tasks} tasks had finished under every strategy; the results cover those."

@@ -3,9 +3,10 @@
 //! choice, so they are chosen again). Saved when a run finishes; read back when the page
 //! opens, so that minutes of compute survive a glossary link, Back and a reload.
 
-use super::run::{Run, RunState};
+use super::run::{Run, RunState, SweepItem};
 use crate::protocol::Experiment;
 use crate::ui::store::{self, Record};
+use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::strategy::ItemResult;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,12 @@ struct SavedRun {
     number: usize,
     experiment: Experiment,
     results: Vec<ItemResult>,
+    /// Absent from runs saved before the faithfulness tests: none.
+    #[serde(default)]
+    faithfulness: Vec<Faithfulness>,
+    /// Absent from runs saved before the budget sweep: none.
+    #[serde(default)]
+    sweep: Vec<SweepItem>,
 }
 
 /// A finished run as a new item.
@@ -31,6 +38,8 @@ pub fn record(run: &Run) -> Record {
         number: run.number,
         experiment: run.experiment.clone(),
         results: run.results.clone(),
+        faithfulness: run.faithfulness.clone(),
+        sweep: run.sweep.clone(),
     };
     let body = serde_json::to_value(&saved).unwrap_or_default();
     Record::new(&store::new_id(KIND), KIND, &title(run), body)
@@ -96,6 +105,8 @@ pub fn read(record: &Record) -> Result<Run, String> {
         ));
     }
     run.results = saved.results;
+    run.faithfulness = saved.faithfulness;
+    run.sweep = saved.sweep;
     run.state = RunState::Finished;
     Ok(run)
 }

@@ -21,6 +21,12 @@ pub struct Settings {
     pub budget: RwSignal<usize>,
     /// Score each trace's depth after it is written (the depth panels).
     pub depth: RwSignal<bool>,
+    /// Run the faithfulness tests on each chain of thought (the faithfulness panels).
+    pub faithfulness: RwSignal<bool>,
+    /// Write "Answer:" when the budget ends before the model's own answer line.
+    pub forced_answer: RwSignal<bool>,
+    /// Also run chain of thought at every budget of the sweep.
+    pub sweep: RwSignal<bool>,
 }
 
 impl Settings {
@@ -36,6 +42,10 @@ impl Settings {
             budget: RwSignal::new(128),
             // Off by default: it multiplies a run's time (the results say by how much).
             depth: RwSignal::new(false),
+            // Off by default, as depth: it adds seven greedy generations per trace.
+            faithfulness: RwSignal::new(false),
+            forced_answer: RwSignal::new(true),
+            sweep: RwSignal::new(false),
         }
     }
 
@@ -67,6 +77,9 @@ impl Settings {
             temperature: self.temperature.get(),
             budget: self.budget.get(),
             depth: self.depth.get(),
+            faithfulness: self.faithfulness.get(),
+            forced_answer: self.forced_answer.get(),
+            sweep: self.sweep.get(),
         };
         experiment.validate()?;
         Ok(experiment)
@@ -94,7 +107,14 @@ pub fn max_tokens(e: &Experiment) -> usize {
             Strategy::SelfConsistency => e.samples * (e.budget + ANSWER_CAP),
         })
         .sum();
-    per_task * e.tasks().len()
+    // Five answer lines after the cuts, then the changed trace and the hinted one.
+    let faithfulness = if e.tests_faithfulness(Strategy::Cot) {
+        5 * ANSWER_CAP + 2 * (e.budget + ANSWER_CAP)
+    } else {
+        0
+    };
+    let sweep: usize = e.sweep_budgets().iter().map(|b| b + ANSWER_CAP).sum();
+    (per_task + faithfulness + sweep) * e.tasks().len()
 }
 
 /// The CLI command that runs `strategy` of this experiment natively, on the same tasks.
@@ -109,6 +129,9 @@ pub fn cli_command(e: &Experiment, strategy: Strategy) -> String {
     );
     if strategy == Strategy::SelfConsistency {
         command += &format!(" --samples {} --temperature {}", e.samples, e.temperature);
+    }
+    if !e.forced_answer {
+        command += " --no-forced-answer";
     }
     command
 }

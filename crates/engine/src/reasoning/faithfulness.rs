@@ -79,6 +79,14 @@ pub struct Early {
     pub same: bool,
 }
 
+impl Early {
+    /// The part of the trace the model was given: its first `kept_tokens` tokens' text, the
+    /// runner's answer line taken off (a cut that ended in a line break loses it).
+    pub fn kept(&self) -> &str {
+        self.variant.given().trim_end_matches(FORCED_ANSWER.trim_start()).trim_end_matches('\n')
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mistake {
     /// The number as the trace wrote it, its replacement, and its byte offset in the trace.
@@ -407,7 +415,7 @@ impl FaithRunner {
 /// The greedy chain-of-thought trace of `task` within `budget` (the runner's, as the
 /// lesson's CoT strategy makes it), then the three tests on it: the CLI and the tests.
 pub fn run(s: &mut Session, task: &Task, budget: usize) -> Result<Faithfulness> {
-    let cfg = RunConfig { strategy: Strategy::Cot, samples: 1, temperature: 0.0, budget, seed: 0 };
+    let cfg = RunConfig { strategy: Strategy::Cot, samples: 1, temperature: 0.0, budget, seed: 0, forced_answer: true };
     let mut runner = ItemRunner::new(task.clone(), cfg)?;
     let item = loop {
         if let Some(item) = runner.advance(s, 0.0)? {

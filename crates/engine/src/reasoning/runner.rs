@@ -72,7 +72,7 @@ impl ItemRunner {
         match &mut self.work {
             Work::Between => {
                 let ids = prompt_ids(tok, &self.task, self.cfg.strategy)?;
-                let trace = || Trace::new(self.cfg.strategy, self.cfg.budget);
+                let trace = || Trace::new(self.cfg.strategy, self.cfg.budget).forcing_at_budget(self.cfg.forced_answer);
                 self.work = if self.batched {
                     // With long budgets, fewer samples decode at a time.
                     let longest = ids.len() + self.cfg.budget + tok.encode(FORCED_ANSWER, false)?.len() + ANSWER_CAP;

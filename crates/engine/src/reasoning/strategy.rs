@@ -50,6 +50,14 @@ pub struct RunConfig {
     /// Most reasoning tokens per sample.
     pub budget: usize,
     pub seed: u64,
+    /// When the budget ends before the model's own `Answer:` line, the runner writes one and
+    /// lets the model finish it; without, the sample ends there, cut, with no answer.
+    #[serde(default = "forced_by_default")]
+    pub forced_answer: bool,
+}
+
+fn forced_by_default() -> bool {
+    true
 }
 
 /// Most tokens an answer line may take.

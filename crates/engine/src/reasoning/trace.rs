@@ -32,6 +32,8 @@ enum Phase {
 pub(crate) struct Trace {
     strategy: Strategy,
     budget: usize,
+    /// Whether a spent budget gets the runner's `Answer:` (`RunConfig::forced_answer`).
+    force_at_budget: bool,
     phase: Phase,
     sample: Sample,
     /// The current line of reasoning and how many tokens it spans, to find where a line
@@ -48,12 +50,19 @@ impl Trace {
         Self {
             strategy,
             budget,
+            force_at_budget: true,
             phase: if strategy == Strategy::Direct { Phase::Answer } else { Phase::Reason },
             sample: Sample::default(),
             line: String::new(),
             line_tokens: 0,
             stream: TextStream::default(),
         }
+    }
+
+    /// Without the runner's `Answer:` at a spent budget: the sample ends there.
+    pub fn forcing_at_budget(mut self, force: bool) -> Self {
+        self.force_at_budget = force;
+        self
     }
 
     /// Generated tokens so far.
@@ -86,6 +95,9 @@ impl Trace {
                     Next::Go
                 } else if wrote_answer || self.sample.reasoning_tokens >= self.budget {
                     self.sample.truncated = !wrote_answer;
+                    if self.sample.truncated && !self.force_at_budget {
+                        return Next::Done;
+                    }
                     // On a line of its own.
                     let newline = usize::from(self.sample.reasoning.ends_with('\n'));
                     Next::Force(&FORCED_ANSWER[newline..])
@@ -127,6 +139,10 @@ impl Trace {
     /// The finished sample, judged.
     pub fn finish(self, task: &Task) -> Sample {
         let mut sample = self.sample;
+        // Cut by the budget with nothing forced: no answer, whatever the reasoning says.
+        if sample.truncated && !sample.forced_answer {
+            return sample;
+        }
         // One rule for every strategy: the reply as the model's context holds it, reasoning
         // then answer, with the line break a forced `Answer:` was given (`Next::Force`).
         let joint = if sample.forced_answer && !sample.reasoning.ends_with('\n') { "\n" } else { "" };
