@@ -24,10 +24,17 @@ export async function chatBenchPrompt() {
   return `<|im_start|>system\n${system}<|im_end|>\n<|im_start|>user\n${await benchPrompt()}<|im_end|>\n<|im_start|>assistant\n`;
 }
 
-/** The model the site loads (src/model_file.rs): where it serves it, and its SHA-256. */
+/** The model the site loads by default (the first of src/model_file.rs's BUILT_INS): where it
+ * serves it, and its SHA-256. */
 export async function defaultBuiltIn() {
-  return {
-    url: await rustString("src/model_file.rs", "MODEL_URL"),
-    sha256: await rustString("src/model_file.rs", "MODEL_SHA256"),
+  const source = await readFile(join(ROOT, "src/model_file.rs"), "utf8");
+  const list = source.slice(source.indexOf("pub const BUILT_INS"));
+  const first = list.match(/BuiltIn \{([^}]*)\}/);
+  if (!first) throw new Error("BUILT_INS not found in src/model_file.rs");
+  const field = (name) => {
+    const m = first[1].match(new RegExp(`\\b${name}: "([^"]*)"`));
+    if (!m) throw new Error(`the first built-in model in src/model_file.rs has no ${name}`);
+    return m[1];
   };
+  return { url: field("url"), sha256: field("sha256") };
 }

@@ -29,7 +29,7 @@ LAYERS = {
         ["app", "main", "bin", "engine_in_browser"],
         ["pages", "lessons", "playground"],
         ["ui"],
-        ["routes", "bridge", "threads"],
+        ["routes", "bridge", "threads", "model_choice"],
         ["markdown", "worker"],
         ["content", "protocol", "model_file"],
         ["lib"],

@@ -1,10 +1,12 @@
 //! The page's handle on the engine worker: it starts the worker, loads the model, numbers
 //! requests and routes each streamed response to the callback of its request. If the
 //! worker dies, pending requests get an `Error`, the page is told, and a new worker loads
-//! the model again (from the Cache API, so quickly).
+//! the model again (from the Cache API, so quickly). It also knows which model is loaded or
+//! on its way (`choice`): a built-in one, or a file from the learner's device.
 
-use crate::model_file::{MODEL_SHA256, MODEL_URL};
-use crate::protocol::{Envelope, ModelInfo, Request, Response};
+use crate::model_choice::{self, Choice};
+use crate::model_file::BuiltIn;
+use crate::protocol::{Envelope, FileFacts, ModelInfo, Request, Response};
 use crate::threads::{self, Threads};
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -78,6 +80,11 @@ pub struct Bridge {
     prefill: RwSignal<Option<Prefill>>,
     /// Why the multi-threaded worker is not to be started again (it failed to start).
     single: StoredValue<Option<String>>,
+    /// The model loaded, or being loaded.
+    choice: RwSignal<Choice>,
+    /// While another model loads: the one loaded before, which the worker keeps until the
+    /// new one is ready, so that a refused load leaves it usable.
+    previous: StoredValue<Option<(Choice, ModelInfo)>>,
 }
 
 impl Bridge {
@@ -91,20 +98,34 @@ impl Bridge {
             threads: RwSignal::new(Threads::starting(None)),
             prefill: RwSignal::new(None),
             single: StoredValue::new(None),
+            choice: RwSignal::new(Choice::BuiltIn(model_choice::last_built_in())),
+            previous: StoredValue::new(None),
         };
         bridge.spawn();
         bridge
     }
 
-    /// For a page that runs the model: loads it unless it is loaded or on its way.
+    /// For a page that runs the model: loads the last built-in model the learner used (the
+    /// default at first) unless a model is loaded or on its way.
     pub fn need_model(&self) {
         if self.status.get_untracked() == ModelStatus::Idle {
-            self.load_model();
+            self.load_built_in(model_choice::last_built_in());
         }
     }
 
     pub fn status(&self) -> Signal<ModelStatus> {
         self.status.into()
+    }
+
+    /// Whether prompts may go through a chat template: not when the loaded model is a base
+    /// model, which the lessons then give their prompts as raw text. (Read once per request.)
+    pub fn chat_model(&self) -> bool {
+        !matches!(self.status.get_untracked(), ModelStatus::Ready(info) if !info.chat_template)
+    }
+
+    /// The model loaded, or being loaded.
+    pub fn choice(&self) -> Signal<Choice> {
+        self.choice.into()
     }
 
     pub fn notice(&self) -> Signal<Option<String>> {
@@ -187,19 +208,82 @@ impl Bridge {
             .unwrap_or_default()
     }
 
-    /// Loads the model (again). Progress and the outcome go to `status`.
-    pub fn load_model(&self) {
+    /// Loads a built-in model. Progress and the outcome go to `status`.
+    pub fn load_built_in(&self, model: &'static BuiltIn) {
+        let request = Request::LoadModel {
+            url: model.url.into(),
+            sha256: model.sha256.into(),
+        };
+        self.load(Choice::BuiltIn(model), None, request);
+    }
+
+    /// Loads a GGUF file from the learner's device (read in slices where it lies).
+    pub fn load_file(&self, file: web_sys::File) {
+        let choice = Choice::Device { file_name: file.name() };
+        let bytes = file.size() as u64;
+        self.load(choice, Some(bytes), Request::LoadFile { file: file.into() });
+    }
+
+    /// Reads the header of a GGUF file on the learner's device; nothing is loaded.
+    pub fn inspect_file(&self, file: &web_sys::File, on_done: impl FnOnce(Result<FileFacts, String>) + 'static) {
+        let mut on_done = Some(on_done);
+        self.send(Request::InspectFile { file: file.clone().into() }, move |response| {
+            let result = match response {
+                Response::FileFacts { facts } => Ok(facts),
+                Response::Error { message } => Err(message),
+                other => Err(format!("Unexpected answer from the engine: {other:?}")),
+            };
+            if let Some(done) = on_done.take() {
+                done(result);
+            }
+        });
+    }
+
+    /// Stops a load under way. The worker cannot hear a message while it builds a model, so
+    /// it is restarted, and loads the last built-in model again (from the cache: quickly).
+    pub fn cancel_load(&self) {
+        if !matches!(self.status.get_untracked(), ModelStatus::Loading { .. }) {
+            return;
+        }
+        let cancelled = self.choice.get_untracked().name();
+        self.stop_worker("loading was cancelled");
+        self.spawn();
+        let model = model_choice::last_built_in();
+        self.load_built_in(model);
+        self.notice.set(Some(format!(
+            "Loading {cancelled} was cancelled: the engine was restarted and loads {} again.",
+            model.name
+        )));
+    }
+
+    /// Asks the worker for `choice` with `request`; `bytes`: the size, when known before.
+    fn load(&self, choice: Choice, bytes: Option<u64>, request: Request) {
         let status = self.status;
+        let (notice, previous, chosen) = (self.notice, self.previous, self.choice);
+        if let ModelStatus::Ready(info) = status.get_untracked() {
+            previous.set_value(Some((chosen.get_untracked(), info)));
+        }
+        chosen.set(choice.clone());
         status.set(ModelStatus::Loading {
             loaded: 0,
-            total: None,
+            total: bytes,
             mb_per_s: 0.0,
             from_cache: false,
         });
-        let request = Request::LoadModel {
-            url: MODEL_URL.into(),
-            sha256: MODEL_SHA256.into(),
+        let failed = move |message: String| match previous.try_update_value(Option::take).flatten() {
+            // The worker still has the model loaded before: it stays in use.
+            Some((before, info)) => {
+                notice.set(Some(format!(
+                    "{} could not be loaded: {message} {} is still loaded.",
+                    choice.name(),
+                    before.name()
+                )));
+                chosen.set(before);
+                status.set(ModelStatus::Ready(info));
+            }
+            None => status.set(ModelStatus::Error(message)),
         };
+        let mut failed = Some(failed);
         self.send(request, move |response| match response {
             Response::Progress {
                 loaded,
@@ -212,11 +296,20 @@ impl Bridge {
                 mb_per_s,
                 from_cache,
             }),
-            Response::ModelReady { info } => status.set(ModelStatus::Ready(info)),
-            Response::Error { message } => status.set(ModelStatus::Error(message)),
-            other => status.set(ModelStatus::Error(format!(
-                "Unexpected answer from the engine: {other:?}"
-            ))),
+            Response::ModelReady { info } => {
+                previous.set_value(None);
+                model_choice::remember(&chosen.get_untracked());
+                status.set(ModelStatus::Ready(info));
+            }
+            other => {
+                let message = match other {
+                    Response::Error { message } => message,
+                    other => format!("Unexpected answer from the engine: {other:?}"),
+                };
+                if let Some(failed) = failed.take() {
+                    failed(message);
+                }
+            }
         });
     }
 
@@ -225,7 +318,7 @@ impl Bridge {
         self.notice.set(None);
         self.stop_worker("it was restarted");
         self.spawn();
-        self.load_model();
+        self.load_built_in(model_choice::last_built_in());
     }
 
     /// Deletes the cached model file; the model in memory stays usable.
@@ -369,16 +462,19 @@ impl Bridge {
         self.reload_if_asked();
     }
 
-    /// A new worker has no model: it loads it again, if a page had asked for it.
+    /// A new worker has no model: it loads it again, if a page had asked for it. A file from
+    /// the device cannot be reopened without the learner: the last built-in model loads.
     fn reload_if_asked(&self) {
         if self.status.get_untracked() != ModelStatus::Idle {
-            self.load_model();
+            self.load_built_in(model_choice::last_built_in());
         }
     }
 
     /// Terminates the worker and fails its pending requests with `why`.
     fn stop_worker(&self, why: &str) {
         self.prefill.set(None);
+        // Its model goes with it: a load it was doing cannot fall back on the one before.
+        self.previous.set_value(None);
         let old = self.inner.try_update_value(|inner| inner.take()).flatten();
         if let Some(mut old) = old {
             // Events already queued must not reach the listeners dropped with `old`.

@@ -9,6 +9,7 @@ pub mod bridge;
 pub mod content;
 pub mod lessons;
 pub mod markdown;
+pub mod model_choice;
 pub mod model_file;
 pub mod pages;
 pub mod playground;

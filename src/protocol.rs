@@ -18,6 +18,20 @@ pub enum Request {
     /// Fetch the GGUF from the page's own origin (or the worker's Cache API), check its
     /// SHA-256 and load it. Answered by `Progress`…, then `ModelReady` or `Error`.
     LoadModel { url: String, sha256: String },
+    /// Read the header of a GGUF file the learner chose on their device (a `File`, passed
+    /// through as it is: structured clone hands the worker a handle, not the bytes). Nothing
+    /// is loaded. Answered by `FileFacts` or `Error` (a file that cannot be read).
+    InspectFile {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        file: wasm_bindgen::JsValue,
+    },
+    /// Load a GGUF file from the learner's device, read in slices where it lies (never
+    /// uploaded, never copied whole). Refused as `InspectFile` refuses, or when it cannot fit.
+    /// Answered by `ModelReady` or `Error`; the model loaded before stays until it succeeds.
+    LoadFile {
+        #[serde(with = "serde_wasm_bindgen::preserve")]
+        file: wasm_bindgen::JsValue,
+    },
     /// Forget the cached model file. Answered by `CacheCleared`.
     ClearCache,
     /// Split each forward pass over `threads` threads (clamped to what the worker has: 1 in
@@ -153,6 +167,65 @@ pub struct ModelInfo {
     pub context: usize,
     pub from_cache: bool,
     pub load_ms: f64,
+    /// `general.architecture`: llama, qwen2, qwen3, gemma3.
+    pub architecture: String,
+    /// Whether the file has a chat template; without one it is a base model.
+    pub chat_template: bool,
+}
+
+/// What a GGUF file on the learner's device holds, read from its header before loading it
+/// (`engine::gguf::info`), and the memory loading it would take.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileFacts {
+    /// `general.name`, when the file has one.
+    pub name: Option<String>,
+    pub architecture: String,
+    pub parameters: u64,
+    pub layers: usize,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub vocab: usize,
+    /// The model's own context (the page caps it, as for every model).
+    pub context: usize,
+    /// How many tensors have each type ("Q4_K", 97), most first.
+    pub tensor_types: Vec<(String, usize)>,
+    pub chat_template: bool,
+    pub file_bytes: u64,
+    /// Weights (their size in the file: they stay quantised) and the KV cache at the page's
+    /// context: what the worker's memory must hold for this model.
+    pub needed_bytes: u64,
+    /// The model loaded now, which stays in memory until the new one is ready.
+    pub loaded_bytes: u64,
+}
+
+/// The most a wasm32 engine can address: its pointers are 32 bits.
+pub const WASM32_BYTES: u64 = 4 << 30;
+/// Kept free of models for the engine's working memory (activations, logits, the allocator).
+pub const WORKING_BYTES: u64 = 256 << 20;
+
+impl FileFacts {
+    /// Why this file cannot be loaded in a browser tab, in words for the learner.
+    pub fn fits(&self) -> Result<(), String> {
+        let gb = |b: u64| format!("{:.2} GB", b as f64 / 1e9);
+        let room = WASM32_BYTES - WORKING_BYTES;
+        if self.needed_bytes > room {
+            return Err(format!(
+                "This model cannot fit: it needs about {} (weights and the KV cache), and the engine in a browser tab can address {} at most ({} of it kept for working memory).",
+                gb(self.needed_bytes),
+                gb(WASM32_BYTES),
+                gb(WORKING_BYTES)
+            ));
+        }
+        if self.needed_bytes + self.loaded_bytes > room {
+            return Err(format!(
+                "This model cannot fit beside the one loaded now: it needs about {}, the loaded model holds {} until the new one is ready, and the engine can address {} at most. Reload the page, then open the file before loading anything else.",
+                gb(self.needed_bytes),
+                gb(self.loaded_bytes),
+                gb(WASM32_BYTES)
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// One of the most likely next tokens.
@@ -178,6 +251,9 @@ pub enum Response {
     },
     ModelReady {
         info: ModelInfo,
+    },
+    FileFacts {
+        facts: FileFacts,
     },
     CacheCleared,
     /// The prompt's tokens computed so far (`done` of `total`), after each prefill slice of a

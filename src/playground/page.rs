@@ -14,7 +14,7 @@ use super::presets::playground_defaults;
 use super::saved::{from_json, to_json};
 use super::transcript::Transcript;
 use crate::routes::set_title;
-use crate::bridge::Bridge;
+use crate::bridge::{Bridge, ModelStatus};
 use crate::ui::address_bar;
 use crate::ui::download::{chosen_file, download};
 use crate::ui::store;
@@ -43,6 +43,14 @@ pub fn Playground() -> impl IntoView {
     on_cleanup(move || {
         if let Some(id) = chat.running.try_get_untracked().filter(|&id| id != 0) {
             bridge.cancel(id);
+        }
+    });
+    // A base model has no chat template: the playground gives it raw text to continue (a
+    // conversation already under way keeps its mode, and the engine refuses it a chat turn).
+    let base = move || matches!(bridge.status().get(), ModelStatus::Ready(info) if !info.chat_template);
+    Effect::new(move |_| {
+        if chat.restored.get() && base() && chat.conversation.with_untracked(|c| c.exchanges.is_empty()) {
+            chat.chat.set(false);
         }
     });
     let ready = move || chat.ready();
@@ -156,7 +164,7 @@ pub fn Playground() -> impl IntoView {
                     <fieldset class="mode">
                         <legend>"The prompt is"</legend>
                         <label>
-                            <input type="radio" name="mode" data-testid="mode-chat" disabled=move || busy() || started() aria-describedby="mode-hint"
+                            <input type="radio" name="mode" data-testid="mode-chat" disabled=move || busy() || started() || base() aria-describedby="mode-hint"
                                 prop:checked=move || chat.chat.get() on:change=move |_| chat.chat.set(true)/>
                             " a chat message: the model answers as an assistant"
                         </label>
@@ -166,7 +174,11 @@ pub fn Playground() -> impl IntoView {
                             " raw text: the model continues it. Written-out control tokens such as <|im_start|> count as such, so you can write the chat template yourself."
                         </label>
                         <small id="mode-hint">
-                            {move || started().then_some("A conversation keeps its mode: start a new conversation to change it.")}
+                            {move || if base() {
+                                Some("The loaded model is a base model (no chat template): it only continues raw text.")
+                            } else {
+                                started().then_some("A conversation keeps its mode: start a new conversation to change it.")
+                            }}
                         </small>
                     </fieldset>
                     <Show when=move || chat.chat.get()>

@@ -32,6 +32,11 @@ impl LabEngine {
         matches!(self.bridge.status().get(), ModelStatus::Ready(_))
     }
 
+    /// Whether prompts may go through a chat template (`Bridge::chat_model`).
+    pub fn chat_model(&self) -> bool {
+        self.bridge.chat_model()
+    }
+
     /// The weights' size, once the model is loaded.
     pub fn weight_bytes(&self) -> Option<u64> {
         match self.bridge.status().get() {

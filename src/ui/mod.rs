@@ -10,6 +10,7 @@ pub mod field;
 pub mod format;
 pub mod header;
 pub mod lab;
+pub mod model_picker;
 pub mod model_status;
 pub mod prefill_progress;
 pub mod prose;

@@ -1,23 +1,30 @@
 //! The model's state for every page: loading (with bytes, total and speed), ready, or an
-//! error with Retry. Also what the learner may want to do with the cached file.
+//! error with Retry. Also what the learner may want to do with the cached file, and the
+//! model picker.
 
+use super::model_picker::ModelPicker;
 use crate::bridge::{Bridge, ModelStatus};
-use crate::model_file::{megabytes, MODEL_BYTES, MODEL_NAME};
+use crate::model_choice::Choice;
+use crate::model_file::megabytes;
 use leptos::prelude::*;
 
 #[component]
 pub fn ModelStatusPanel() -> impl IntoView {
     let bridge = expect_context::<Bridge>();
     let status = bridge.status();
+    let choice = bridge.choice();
     view! {
         <section class="model-status" data-testid="model-status" data-state=move || status.with(|s| s.name()) aria-label="Model status">
             {move || match status.get() {
                 ModelStatus::Idle => {
+                    let model = match choice.get() {
+                        Choice::BuiltIn(b) => format!("{}, {}", b.name, megabytes(b.bytes)),
+                        other => other.name(),
+                    };
                     view! {
                         <p>
                             {format!(
-                                "The model ({MODEL_NAME}, {}) is not loaded: this page does not run it. The lessons and the playground load it when you open them.",
-                                megabytes(MODEL_BYTES)
+                                "The model ({model}) is not loaded: this page does not run it. The lessons and the playground load it when you open them."
                             )}
                         </p>
                         <button type="button" data-testid="load-model" on:click=move |_| bridge.need_model()>"Load it now"</button>
@@ -25,9 +32,14 @@ pub fn ModelStatusPanel() -> impl IntoView {
                     .into_any()
                 }
                 ModelStatus::Loading { loaded, total, mb_per_s, from_cache } => {
-                    let verb = if from_cache { "Checking the cached model" } else { "Downloading the model" };
+                    let chosen = choice.get();
+                    let verb = match (&chosen, from_cache) {
+                        (Choice::Device { .. }, _) => "Loading the model from this device",
+                        (_, true) => "Checking the cached model",
+                        (_, false) => "Downloading the model",
+                    };
                     view! {
-                        <label class="progress-label" for="model-progress">{format!("{verb} ({MODEL_NAME})")}</label>
+                        <label class="progress-label" for="model-progress">{format!("{verb} ({})", chosen.name())}</label>
                         // Without a known total the bar is indeterminate.
                         <progress
                             id="model-progress"
@@ -40,15 +52,23 @@ pub fn ModelStatusPanel() -> impl IntoView {
                     .into_any()
                 }
                 ModelStatus::Ready(info) => {
-                    let source = if info.from_cache { "from this browser's cache" } else { "downloaded" };
+                    let chosen = choice.get();
+                    let source = match (&chosen, info.from_cache) {
+                        (Choice::Device { .. }, _) => "read from this device",
+                        (_, true) => "from this browser's cache",
+                        (_, false) => "downloaded",
+                    };
                     view! {
-                        <p class="ready">
+                        <p class="ready" data-testid="model-ready" data-vocab=info.vocab>
                             <strong>"Model ready: "</strong>
                             {format!(
-                                "{MODEL_NAME}, {} layers, {}, {source} and loaded in {:.1} s. Context: up to {} tokens in this page, to bound the memory its cache takes.",
+                                "{}, {}, {} layers, {}, {source} and loaded in {:.1} s. Vocabulary: {} tokens. Context: up to {} tokens in this page, to bound the memory its cache takes.",
+                                chosen.name(),
+                                info.architecture,
                                 info.layers,
                                 megabytes(info.file_bytes),
                                 info.load_ms / 1000.0,
+                                info.vocab,
                                 info.context,
                             )}
                         </p>
@@ -69,6 +89,7 @@ pub fn ModelStatusPanel() -> impl IntoView {
                     .into_any()
                 }
             }}
+            <ModelPicker/>
             <ThreadsLine />
             {move || {
                 bridge.notice().get().map(|notice| view! { <p class="notice" role="status" data-testid="engine-notice">{notice}</p> })

@@ -5,7 +5,7 @@
 //! version of the site is read as text and reported as unreadable, never half-understood.
 //! Every failure comes back as a sentence for the learner: a refused write is never silent.
 
-use crate::model_file::MODEL_URL;
+use crate::model_file::default_built_in;
 use js_sys::{Array, Function, Promise};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
@@ -78,7 +78,8 @@ pub struct Entry {
 
 /// The model's name as its file names it: "SmolLM2-135M-Instruct.Q4_1".
 pub fn model_name() -> String {
-    let file = MODEL_URL.rsplit('/').next().unwrap_or(MODEL_URL);
+    let url = default_built_in().url;
+    let file = url.rsplit('/').next().unwrap_or(url);
     file.trim_end_matches(".gguf").to_string()
 }
 

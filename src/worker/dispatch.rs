@@ -42,6 +42,8 @@ pub fn on_message(event: web_sys::MessageEvent) {
 async fn handle(id: u32, request: Request) -> Result<Response, String> {
     match request {
         Request::LoadModel { url, sha256 } => load_model::load_model(id, &url, &sha256).await,
+        Request::InspectFile { file } => load_model::inspect_file(file),
+        Request::LoadFile { file } => load_model::load_file(file),
         Request::ClearCache => load_model::clear_cache().await,
         Request::SetThreads { threads } => Ok(Response::Threads {
             threads: engine::parallel::set_threads(threads),

@@ -1,9 +1,12 @@
-//! The model file as it arrives: a JavaScript `Uint8Array` outside wasm memory. The engine
-//! reads it through `JsReader` (one tensor at a time, `Model::from_gguf_reader`) and its
-//! SHA-256 is computed by the browser (`crypto.subtle`), so the 98 MB file is never copied
-//! into wasm memory, which cannot shrink again: only the finished weights live there.
+//! The model file as it arrives: a JavaScript `Uint8Array` outside wasm memory, or a file on
+//! the learner's device (a `Blob`, read in slices with `FileReaderSync`, which a worker may
+//! block on). The engine reads either through `JsReader` (one tensor at a time,
+//! `Model::from_gguf_reader`) and a download's SHA-256 is computed by the browser
+//! (`crypto.subtle`), so the file is never copied into wasm memory, which cannot shrink
+//! again: only the finished weights live there.
 
 use js_sys::{Reflect, Uint8Array};
+use web_sys::{Blob, FileReaderSync};
 use sha2::{Digest, Sha256};
 use std::io::{self, Read, Seek, SeekFrom};
 use wasm_bindgen::{JsCast, JsValue};
@@ -14,9 +17,16 @@ use wasm_bindgen_futures::JsFuture;
 /// boundary per read would cost more than the parse.
 const READ_AHEAD: usize = 64 * 1024;
 
-/// `Read + Seek` over a `Uint8Array`, copying only the bytes asked for.
+/// Where a `JsReader`'s bytes are.
+enum Source {
+    Bytes(Uint8Array),
+    /// A file on the device: each read asks the browser for that slice only.
+    Blob(Blob, FileReaderSync),
+}
+
+/// `Read + Seek` over a `Uint8Array` or a `Blob`, copying only the bytes asked for.
 pub struct JsReader {
-    data: Uint8Array,
+    data: Source,
     len: u64,
     pos: u64,
     /// `buf` holds the file's bytes `buf_start..buf_start + buf.len()`.
@@ -27,6 +37,17 @@ pub struct JsReader {
 impl JsReader {
     pub fn new(data: Uint8Array) -> Self {
         let len = u64::from(data.length());
+        Self::over(Source::Bytes(data), len)
+    }
+
+    /// Reads a file on the device in slices; only a worker can (`FileReaderSync` blocks).
+    pub fn from_blob(blob: Blob) -> Result<Self, String> {
+        let reader = FileReaderSync::new().map_err(js_error)?;
+        let len = blob.size() as u64;
+        Ok(Self::over(Source::Blob(blob, reader), len))
+    }
+
+    fn over(data: Source, len: u64) -> Self {
         Self {
             data,
             len,
@@ -37,10 +58,24 @@ impl JsReader {
     }
 
     /// Copies the file's bytes `start..start + out.len()` (within the file) into `out`.
-    fn copy(&self, start: u64, out: &mut [u8]) {
-        // A Uint8Array is at most 4 GB, so both ends fit a u32.
-        let (a, b) = (start as u32, (start + out.len() as u64) as u32);
-        self.data.subarray(a, b).copy_to(out);
+    fn copy(&self, start: u64, out: &mut [u8]) -> io::Result<()> {
+        let end = start + out.len() as u64;
+        match &self.data {
+            // A Uint8Array is at most 4 GB, so both ends fit a u32.
+            Source::Bytes(data) => data.subarray(start as u32, end as u32).copy_to(out),
+            Source::Blob(blob, reader) => {
+                let unreadable = |e| io::Error::other(format!("the file could not be read: {}", js_error(e)));
+                let slice = blob.slice_with_f64_and_f64(start as f64, end as f64).map_err(unreadable)?;
+                let buffer = reader.read_as_array_buffer(&slice).map_err(unreadable)?;
+                let bytes = Uint8Array::new(&buffer);
+                if u64::from(bytes.length()) != out.len() as u64 {
+                    // The file changed on the device since it was chosen.
+                    return Err(io::Error::other("the file changed while it was read"));
+                }
+                bytes.copy_to(out);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -55,15 +90,20 @@ impl Read for JsReader {
         if self.pos < self.buf_start || self.pos >= buf_end {
             if n >= READ_AHEAD {
                 // A tensor: straight from JavaScript into its destination.
-                self.copy(self.pos, &mut out[..n]);
+                self.copy(self.pos, &mut out[..n])?;
                 self.pos += n as u64;
                 return Ok(n);
             }
             let fill = (READ_AHEAD as u64).min(left) as usize;
             let mut buf = std::mem::take(&mut self.buf);
             buf.resize(fill, 0);
-            self.copy(self.pos, &mut buf);
+            let copied = self.copy(self.pos, &mut buf);
             self.buf = buf;
+            if let Err(e) = copied {
+                // Nothing of this slice may be served later.
+                self.buf.clear();
+                return Err(e);
+            }
             self.buf_start = self.pos;
         }
         let offset = (self.pos - self.buf_start) as usize;

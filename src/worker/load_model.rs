@@ -1,18 +1,20 @@
-//! Gets the model file into memory: from the worker's Cache API when a verified copy is
-//! there, else from the page's own origin, streaming so that progress can be shown. Both
+//! Gets a built-in model file into memory: from the worker's Cache API when a verified copy
+//! is there, else from the page's own origin, streaming so that progress can be shown. Both
 //! ways the SHA-256 is checked before the bytes are trusted; a corrupt cached copy is
 //! deleted and fetched again. The file stays in JavaScript memory (see `js_file`): the
 //! engine reads it one tensor at a time, so wasm memory holds only the weights.
+//! A file from the learner's device is described from its header first (`inspect_file`),
+//! then loaded where it lies, in slices (`load_file`); it is never copied whole.
 
 use super::js_file::{js_error, sha256_hex, JsBytes, JsReader};
 use super::{post::post, state};
 use crate::model_file::megabytes;
-use crate::protocol::{ModelInfo, Response};
+use crate::protocol::{FileFacts, ModelInfo, Response};
 use engine::{EngineError, Model};
 use js_sys::{Reflect, Uint8Array};
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Cache, ReadableStreamDefaultReader, WorkerGlobalScope};
+use web_sys::{Blob, Cache, ReadableStreamDefaultReader, WorkerGlobalScope};
 
 /// Bump the version to drop files cached by older builds.
 const CACHE_NAME: &str = "models-v1";
@@ -50,14 +52,77 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
         }
     };
     let file_bytes = u64::from(bytes.length());
-    let model = Model::from_gguf_reader(&mut JsReader::new(bytes)).map_err(|e| match e {
+    let model = Model::from_gguf_reader(&mut JsReader::new(bytes)).map_err(load_error)?;
+    Ok(install(model, file_bytes, from_cache, t0))
+}
+
+/// The facts of a GGUF file on the learner's device, from its header alone.
+pub fn inspect_file(file: JsValue) -> Result<Response, String> {
+    let facts = facts(&device_file(file)?)?;
+    Ok(Response::FileFacts { facts })
+}
+
+/// Loads a GGUF file from the learner's device, if it can be read and fits.
+pub fn load_file(file: JsValue) -> Result<Response, String> {
+    let t0 = now();
+    let blob = device_file(file)?;
+    facts(&blob)?.fits()?;
+    let file_bytes = blob.size() as u64;
+    let model = Model::from_gguf_reader(&mut JsReader::from_blob(blob)?).map_err(load_error)?;
+    Ok(install(model, file_bytes, false, t0))
+}
+
+fn device_file(file: JsValue) -> Result<Blob, String> {
+    file.dyn_into::<Blob>()
+        .map_err(|_| "The worker was not given a file.".to_string())
+}
+
+fn facts(blob: &Blob) -> Result<FileFacts, String> {
+    let info = engine::gguf::info::info(&mut JsReader::from_blob(blob.clone())?)
+        .map_err(|e| {
+            let e = e.to_string();
+            let end = if e.ends_with('.') { "" } else { "." };
+            format!("This file cannot be used: {e}{end}")
+        })?;
+    let context = info.context.min(state::PAGE_CONTEXT) as u64;
+    // Keys and values at f32, as `Config::kv_bytes_per_position` counts them; saturating,
+    // since the counts come from an untrusted file (a huge product is refused as not fitting).
+    let kv_bytes = [info.layers, info.kv_heads, info.head_dim]
+        .iter()
+        .fold(2 * 4 * context, |acc, &n| acc.saturating_mul(n as u64));
+    let mut tensor_types: Vec<(String, usize)> =
+        info.tensor_types.iter().map(|(&t, &n)| (t.to_string(), n)).collect();
+    tensor_types.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(FileFacts {
+        name: info.name,
+        architecture: info.architecture.into(),
+        parameters: info.parameters,
+        layers: info.layers,
+        heads: info.heads,
+        kv_heads: info.kv_heads,
+        vocab: info.vocab,
+        context: info.context,
+        tensor_types,
+        chat_template: info.chat_template,
+        file_bytes: info.file_bytes,
+        needed_bytes: info.file_bytes.saturating_add(kv_bytes),
+        loaded_bytes: state::with(|s| s.model().map_or(0, |m| m.weight_bytes() as u64)),
+    })
+}
+
+fn load_error(e: EngineError) -> String {
+    match e {
         EngineError::OutOfMemory { bytes, what } => format!(
             "Not enough memory: this tab could not get {} more for the model's {what}. \
              Close other tabs or apps and press Retry, or use a device with more memory.",
             megabytes(bytes as u64)
         ),
         e => format!("The model file could not be loaded: {e}"),
-    })?;
+    }
+}
+
+/// Makes `model` the one every request uses, and describes it.
+fn install(model: Model, file_bytes: u64, from_cache: bool, t0: f64) -> Response {
     let c = &model.config;
     let info = ModelInfo {
         file_bytes,
@@ -67,9 +132,11 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
         context: c.context.min(state::PAGE_CONTEXT),
         from_cache,
         load_ms: now() - t0,
+        architecture: c.architecture.name().into(),
+        chat_template: model.tokenizer.chat_template.is_some(),
     };
     state::with(|s| s.set_model(model));
-    Ok(Response::ModelReady { info })
+    Response::ModelReady { info }
 }
 
 pub async fn clear_cache() -> Result<Response, String> {

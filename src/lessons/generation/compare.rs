@@ -86,7 +86,7 @@ pub fn Compare() -> impl IntoView {
             .collect();
         let request = Request::Continue {
             prompt: lesson.prompt.get_untracked(),
-            chat: true,
+            chat: lesson.bridge().chat_model(),
             runs,
             max_tokens: max_tokens.get_untracked(),
         };

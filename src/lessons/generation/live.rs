@@ -148,7 +148,7 @@ impl Live {
         self.ask(
             Request::Logits {
                 prompt: prompt.clone(),
-                chat: true,
+                chat: self.bridge.chat_model(),
             },
             move |r| match r {
                 Response::Logits { .. } => {
@@ -207,7 +207,7 @@ impl Live {
         self.ask(
             Request::Logits {
                 prompt: self.prompt.get_untracked(),
-                chat: true,
+                chat: self.bridge.chat_model(),
             },
             move |r| match r {
                 Response::Logits { .. } => self.replay(tokens, 0),

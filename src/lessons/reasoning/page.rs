@@ -9,6 +9,8 @@ use crate::ui::prose::Prose;
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
+use crate::model_choice::Choice;
+use crate::model_file::default_built_in;
 use leptos::prelude::*;
 
 /// Where the text wants the faithfulness panels.
@@ -19,7 +21,9 @@ pub fn Reasoning() -> impl IntoView {
     let lesson = Lesson::Reasoning;
     set_title(&lesson.title());
     // This page runs the model: it loads now, if no earlier page loaded it.
-    expect_context::<crate::bridge::Bridge>().need_model();
+    let bridge = expect_context::<crate::bridge::Bridge>();
+    bridge.need_model();
+    let choice = bridge.choice();
     let (before, after) = lesson
         .markdown()
         .split_once(INTERACTIVE_MARKER)
@@ -36,6 +40,17 @@ pub fn Reasoning() -> impl IntoView {
             <Prose html=more_text/>
             <section class="lab" data-testid="interactive-reasoning" aria-labelledby="l3-lab">
                 <h2 id="l3-lab">"Run an experiment"</h2>
+                {move || {
+                    let default = default_built_in();
+                    (choice.get() != Choice::BuiltIn(default)).then(|| view! {
+                        <p class="notice" data-testid="model-dependence">
+                            {format!(
+                                "This lab runs {}, the model loaded now. Its task set, its prompts and the figures this lesson quotes were written for {}, an instruct model: another model's results show that model, and a base model has no chat template for the strategies' prompts. Pick {} above to run the lesson as written.",
+                                choice.get().name(), default.name, default.name
+                            )}
+                        </p>
+                    })
+                }}
                 <Runner lab=lab/>
                 <Results lab=lab/>
                 <DepthPanel lab=lab/>

@@ -29,7 +29,7 @@ pub fn CachePanel(lab: Lab) -> impl IntoView {
         } else {
             (lab.cache_off, CacheMode::Off)
         };
-        let prompt = stage_prompt(text.get_untracked(), chat.get_untracked());
+        let prompt = stage_prompt(lab.engine, text.get_untracked(), chat.get_untracked());
         measure(
             lab.engine,
             PANEL,

@@ -2,6 +2,7 @@
 //! layer's attention rows for every head, the logit lens, and which turn wrote each cached
 //! position. Filled from the worker's `StageInspect` responses.
 
+use super::prompt_field::chat_prompt;
 use super::run::Run;
 use crate::protocol::{CacheMode, Request, Response, StagePrompt};
 use crate::ui::lab::LabEngine;
@@ -122,7 +123,7 @@ pub fn inspect(
     }
     let layer = inspection.attention.layer;
     let prompt = raw.map_or_else(
-        || StagePrompt::Chat(inspection.messages.clone()),
+        || chat_prompt(engine, inspection.messages.clone()),
         StagePrompt::Raw,
     );
     into.set(inspection);

@@ -28,7 +28,7 @@ pub fn PrefillPanel(lab: Lab) -> impl IntoView {
     let max_tokens = RwSignal::new(32usize);
     let run = lab.timeline;
     let start = move || {
-        let prompt = stage_prompt(text.get_untracked(), chat.get_untracked());
+        let prompt = stage_prompt(lab.engine, text.get_untracked(), chat.get_untracked());
         measure(
             lab.engine,
             PANEL,

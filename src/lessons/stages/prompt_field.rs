@@ -2,6 +2,7 @@
 //! system prompt) or raw text that the model continues.
 
 use crate::protocol::StagePrompt;
+use crate::ui::lab::LabEngine;
 use engine::Message;
 use leptos::prelude::*;
 
@@ -45,10 +46,22 @@ pub fn PromptField(
     }
 }
 
-pub fn stage_prompt(text: String, chat: bool) -> StagePrompt {
+/// The prompt for the learner's text: a chat message when they chose chat and the loaded
+/// model has a chat template, else raw text.
+pub fn stage_prompt(engine: LabEngine, text: String, chat: bool) -> StagePrompt {
     if chat {
-        StagePrompt::Chat(vec![Message::user(&text)])
+        chat_prompt(engine, vec![Message::user(&text)])
     } else {
         StagePrompt::Raw(text)
+    }
+}
+
+/// `messages` through the chat template; for a base model, which has none, their texts one
+/// after another as raw text for it to continue.
+pub fn chat_prompt(engine: LabEngine, messages: Vec<Message>) -> StagePrompt {
+    if engine.chat_model() {
+        StagePrompt::Chat(messages)
+    } else {
+        StagePrompt::Raw(messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n"))
     }
 }

@@ -7,7 +7,8 @@ use super::lab::Lab;
 use super::number::{ms, ratio};
 use super::readout::Readout;
 use super::run::{measure, Run};
-use crate::protocol::{CacheMode, StagePrompt};
+use super::prompt_field::chat_prompt;
+use crate::protocol::CacheMode;
 use engine::Message;
 use leptos::prelude::*;
 
@@ -27,7 +28,7 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
     let send_first = move || {
         second.set(Run::default());
         cold.set(Run::default());
-        let prompt = StagePrompt::Chat(vec![Message::user(&first_text.get_untracked())]);
+        let prompt = chat_prompt(lab.engine, vec![Message::user(&first_text.get_untracked())]);
         measure(
             lab.engine,
             "turn1",
@@ -45,12 +46,12 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
             Message::user(&second_text.get_untracked()),
         ];
         cold.set(Run::default());
-        let again = StagePrompt::Chat(messages.clone());
+        let again = chat_prompt(lab.engine, messages.clone());
         // Then the same prompt from an empty cache: only its first token is needed.
         measure(
             lab.engine,
             "turn2",
-            StagePrompt::Chat(messages),
+            chat_prompt(lab.engine, messages),
             CacheMode::Reuse,
             MAX_TOKENS,
             second,

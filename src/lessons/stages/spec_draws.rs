@@ -7,7 +7,8 @@
 use super::actions::Actions;
 use super::lab::Lab;
 use super::number::percent;
-use crate::protocol::{DrawCell, Request, Response, StagePrompt, MAX_DRAW_TRIALS};
+use super::prompt_field::chat_prompt;
+use crate::protocol::{DrawCell, Request, Response, MAX_DRAW_TRIALS};
 use crate::ui::field::count_input;
 use crate::ui::format::prob;
 use crate::ui::token_text::visible;
@@ -51,7 +52,7 @@ pub fn SpecDraws(
     let start = move || {
         let Some(draft) = draft.get_untracked() else { return };
         let request = Request::StageSpecDraws {
-            prompt: StagePrompt::Chat(vec![engine::Message::user(&prompt.get_untracked())]),
+            prompt: chat_prompt(lab.engine, vec![engine::Message::user(&prompt.get_untracked())]),
             settings: SamplerSettings::plain(temperature.get_untracked(), 0),
             draft,
             draft_len: draft_len.get_untracked(),

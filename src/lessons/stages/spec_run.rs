@@ -2,7 +2,8 @@
 //! figures derived from them. Both runs are timed by the worker the same way, per cycle
 //! (a plain cycle is one step), and only the tokens after the first count as decoding.
 
-use crate::protocol::{CycleReport, Request, Response, StagePrompt, TokenCost};
+use super::prompt_field::chat_prompt;
+use crate::protocol::{CycleReport, Request, Response, TokenCost};
 use crate::ui::lab::LabEngine;
 use engine::speculative::Draft;
 use engine::{SamplerSettings, StopReason};
@@ -152,7 +153,7 @@ pub fn compare(
         ..Comparison::default()
     });
     let request = move |draft| Request::StageSpeculate {
-        prompt: StagePrompt::Chat(vec![engine::Message::user(&prompt)]),
+        prompt: chat_prompt(engine, vec![engine::Message::user(&prompt)]),
         settings: settings.clone(),
         draft,
         draft_len,

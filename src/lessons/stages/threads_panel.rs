@@ -31,7 +31,7 @@ pub fn ThreadsPanel(lab: Lab, text: RwSignal<String>, chat: RwSignal<bool>, max_
         let (using, max) = threads.with_untracked(|t| (t.using, t.max));
         rows.set(Vec::new());
         error.set(None);
-        let prompt = stage_prompt(text.get_untracked(), chat.get_untracked());
+        let prompt = stage_prompt(lab.engine, text.get_untracked(), chat.get_untracked());
         measure_from(Chain { lab, bridge, prompt, max_tokens: max_tokens.get_untracked(), max, restore: using, rows, error }, 1);
     };
     let table = move || {

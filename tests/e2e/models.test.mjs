@@ -1,0 +1,165 @@
+// The model picker (under the model status): Gemma 3 270M picked as the second built-in
+// (downloaded only then, a base model run on raw text), SmolLM2 opened as a file from the
+// device (its facts shown before it loads, then it runs), files that cannot be used refused
+// with a sentence while the loaded model stays usable, and the last built-in model loaded
+// again after a reload. Greedy text is compared with the native CLI on the same file.
+//
+// The CLI comparison needs the native binary: `cargo build --release -p playground-cli`
+// (scripts/test.sh builds it with the native tests); it is looked for in $CARGO_TARGET_DIR.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { after, before, test } from "node:test";
+import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
+
+const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
+const SMOLLM2 = join(ROOT, "public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const GEMMA = join(ROOT, "public/models/gemma-3-270m.Q4_K_M.gguf");
+const PROMPT = "The capital of France is";
+// The playground's defaults with temperature 0, as `playgroundGreedy` leaves them.
+const GREEDY = ["--temperature", "0", "--top-k", "40", "--top-p", "0.9", "--min-p", "0", "--repeat-penalty", "1", "--seed", "42"];
+
+let session, page;
+
+before(async () => {
+  session = await openSession();
+  page = session.page;
+});
+
+after(async () => {
+  if (session) assert.deepEqual(session.foreign(), [], "nothing left the origin");
+  await session?.close();
+});
+
+const sel = (testid) => `[data-testid=${testid}]`;
+const text = (testid) => page.textContent(sel(testid));
+const fact = (name) => page.textContent(`${sel("gguf-info")} [data-fact="${name}"]`);
+
+/** Waits until the model named `name` is loaded. */
+async function loaded(name, timeout = 3 * MINUTE) {
+  await page.waitForFunction(
+    (name) => document.querySelector("[data-testid=model-status]")?.dataset.state === "ready" &&
+      document.querySelector("[data-testid=model-name]")?.textContent === name,
+    name,
+    { timeout },
+  );
+}
+
+/** The native CLI's greedy raw continuation of PROMPT on `model`. */
+function native(model, tokens) {
+  assert.ok(existsSync(CLI), `${CLI} is missing: build it with cargo build --release -p playground-cli`);
+  const args = ["--model", model, "generate", "--raw", "--prompt", PROMPT, ...GREEDY, "--max-tokens", String(tokens)];
+  return JSON.parse(execFileSync(CLI, args, { cwd: ROOT, encoding: "utf8" }));
+}
+
+/** Raw text in the playground, greedy: a new conversation. */
+async function continueRaw(tokens) {
+  if (await page.isEnabled(sel("new-conversation"))) await page.click(sel("new-conversation"));
+  await page.check(sel("mode-raw"));
+  return playgroundGenerate(page, PROMPT, tokens);
+}
+
+const gemmaRequests = () => session.requests.filter((r) => r.url.endsWith("/models/gemma-3-270m.Q4_K_M.gguf"));
+
+test("Gemma 3 270M, picked, is downloaded then and only then, and continues raw text as a base model, as the CLI does", { timeout: 6 * MINUTE }, async () => {
+  await page.goto(session.url("/playground"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  assert.equal(await text("model-name"), "SmolLM2-135M-Instruct", "the default built-in");
+  assert.equal(await page.$(sel("base-model-notice")), null, "SmolLM2 is an instruct model");
+  assert.equal(await page.getAttribute(sel("model-ready"), "data-vocab"), "49152");
+  assert.equal(gemmaRequests().length, 0, "Gemma is not fetched before it is picked (nor precached by the service worker)");
+
+  await page.click(sel("pick-gemma3-270m"));
+  await loaded("Gemma 3 270M");
+  assert.ok(gemmaRequests().length > 0, "picking it downloaded it");
+  assert.equal(await page.getAttribute(sel("model-ready"), "data-vocab"), "262144", "Gemma's vocabulary, from the loaded file");
+  assert.match(await text("model-status"), /gemma3, 18 layers/);
+  assert.match(await text("base-model-notice"), /Gemma 3 270M is a base model: it has no chat template/);
+  assert.equal(await page.getAttribute(sel("pick-gemma3-270m"), "aria-pressed"), "true");
+
+  // The playground switched to raw text, and a chat cannot be chosen for a base model.
+  assert.ok(await page.isChecked(sel("mode-raw")));
+  assert.ok(await page.isDisabled(sel("mode-chat")));
+  await playgroundGreedy(page);
+  const ours = await continueRaw(8);
+  assert.equal(ours.tokens, 8);
+  assert.equal(ours.output, native(GEMMA, 8).text, "the text is Gemma's: the CLI's greedy continuation on the Gemma file");
+  assert.notEqual(ours.output, native(SMOLLM2, 8).text, "and not SmolLM2's");
+});
+
+test("a GGUF file from the device: its facts before loading, then it loads where it lies and runs", { timeout: 4 * MINUTE }, async () => {
+  await page.setInputFiles(sel("open-gguf"), SMOLLM2);
+  await page.waitForSelector(sel("gguf-info"), { timeout: MINUTE });
+  assert.equal(await fact("Architecture"), "llama");
+  assert.equal(await fact("Layers"), "30");
+  assert.equal(await fact("Vocabulary"), "49152");
+  assert.equal(await fact("Context"), "8192 tokens");
+  assert.equal(await fact("Attention heads"), "9 (3 key/value)");
+  assert.equal(await fact("File size"), "98.4 MB");
+  assert.match(await fact("Tensor types"), /^Q4_1 × \d+, F32 × \d+/);
+  assert.equal(await fact("Chat template"), "yes");
+  assert.match(await text("gguf-fits"), /^It fits: about \d+\.\d MB/);
+  // Nothing was loaded yet: the worker read the header only.
+  const kinds = (await session.protocol()).filter(([dir]) => dir === "out").map(([, , kind]) => kind);
+  assert.ok(kinds.includes("InspectFile") && !kinds.includes("LoadFile"));
+  assert.equal(await text("model-name"), "Gemma 3 270M");
+
+  await page.click(sel("load-gguf"));
+  await loaded("SmolLM2-135M-Instruct.Q4_1.gguf", 2 * MINUTE);
+  assert.match(await text("model-status"), /read from this device/);
+  assert.equal(await page.$(sel("base-model-notice")), null);
+  assert.equal(await page.getAttribute(sel("model-ready"), "data-vocab"), "49152");
+  assert.equal(session.requests.filter((r) => r.method !== "GET").length, 0, "nothing was uploaded");
+  const ours = await continueRaw(8);
+  assert.equal(ours.output, native(SMOLLM2, 8).text, "SmolLM2's greedy continuation, as the CLI's on the same file");
+});
+
+test("a truncated or garbage file is refused with a sentence, and the loaded model stays usable", { timeout: 3 * MINUTE }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), "models-test-"));
+  const truncated = join(dir, "truncated.gguf");
+  await writeFile(truncated, readFileSync(SMOLLM2).subarray(0, 3_000_000));
+  const garbage = join(dir, "garbage.gguf");
+  await writeFile(garbage, Buffer.from(Array.from({ length: 65536 }, (_, i) => (i * 7919) % 251)));
+
+  for (const file of [truncated, garbage]) {
+    await page.setInputFiles(sel("open-gguf"), file);
+    const name = basename(file);
+    await page.waitForFunction((name) => document.querySelector("[data-testid=gguf-refused]")?.textContent.startsWith(name), name, { timeout: MINUTE });
+    const sentence = await text("gguf-refused");
+    assert.match(sentence, /cannot be loaded\. This file cannot be used: /);
+    assert.match(sentence, /\.$/, `a sentence: ${sentence}`);
+    assert.equal(await page.$(sel("load-gguf")), null, "no way to load it");
+  }
+  assert.equal(await text("model-name"), "SmolLM2-135M-Instruct.Q4_1.gguf", "the loaded model is still the one in use");
+  const ours = await continueRaw(4);
+  assert.equal(ours.tokens, 4, "and it still generates");
+});
+
+test("after a reload the last built-in model loads, and the page says the device file must be opened again", { timeout: 3 * MINUTE }, async () => {
+  await page.reload();
+  await loaded("Gemma 3 270M");
+  assert.match(await text("reopen-file"), /SmolLM2-135M-Instruct\.Q4_1\.gguf, opened from this device/);
+  assert.match(await text("model-status"), /from this browser's cache/);
+
+  // Picking a built-in model replaces the notice, and it is the one remembered.
+  await page.click(sel("pick-smollm2"));
+  await loaded("SmolLM2-135M-Instruct");
+  assert.equal(await page.$(sel("reopen-file")), null);
+  await page.reload();
+  await loaded("SmolLM2-135M-Instruct");
+  assert.equal(await page.$(sel("reopen-file")), null);
+});
+
+test("a long load can be cancelled: the engine restarts with the last built-in model", { timeout: 3 * MINUTE }, async () => {
+  await page.setInputFiles(sel("open-gguf"), GEMMA);
+  await page.waitForSelector(sel("load-gguf"), { timeout: MINUTE });
+  await page.click(sel("load-gguf"));
+  await page.click(sel("cancel-load"));
+  await loaded("SmolLM2-135M-Instruct");
+  assert.match(await text("engine-notice"), /Loading gemma-3-270m\.Q4_K_M\.gguf was cancelled/);
+  const ours = await continueRaw(4);
+  assert.equal(ours.tokens, 4);
+});
