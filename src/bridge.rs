@@ -448,16 +448,25 @@ impl Bridge {
             return self.reload_if_asked();
         }
         let was_loading = matches!(self.status.get_untracked(), ModelStatus::Loading { .. });
+        let choice = self.choice.get_untracked();
         self.stop_worker(&format!("it stopped unexpectedly ({reason})"));
         if was_loading {
             self.status.set(ModelStatus::Error(format!(
-                "The engine stopped while loading the model: {reason}"
+                "The engine stopped while loading {}: {reason}",
+                choice.name()
             )));
             return;
         }
-        self.notice.set(Some(format!(
-            "The engine stopped unexpectedly ({reason}). It was restarted."
-        )));
+        self.notice.set(Some(match choice {
+            // The page may not reopen the learner's file by itself: say what replaced it.
+            Choice::Device { file_name } => format!(
+                "The engine stopped unexpectedly ({reason}) while running {file_name}, opened from this device. \
+                 It was restarted with {}, because a page cannot reopen a file from your device without you: \
+                 open {file_name} again to go on with it.",
+                model_choice::last_built_in().name
+            ),
+            Choice::BuiltIn(_) => format!("The engine stopped unexpectedly ({reason}). It was restarted."),
+        }));
         self.spawn();
         self.reload_if_asked();
     }

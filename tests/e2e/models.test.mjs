@@ -13,7 +13,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
+import { engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 const SMOLLM2 = join(ROOT, "public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -162,4 +162,22 @@ test("a long load can be cancelled: the engine restarts with the last built-in m
   assert.match(await text("engine-notice"), /Loading gemma-3-270m\.Q4_K_M\.gguf was cancelled/);
   const ours = await continueRaw(4);
   assert.equal(ours.tokens, 4);
+});
+
+test("a crash while a device file runs says the file must be opened again, and the built-in model takes over", { timeout: 4 * MINUTE }, async () => {
+  await page.setInputFiles(sel("open-gguf"), SMOLLM2);
+  await page.waitForSelector(sel("load-gguf"), { timeout: MINUTE });
+  await page.click(sel("load-gguf"));
+  await loaded("SmolLM2-135M-Instruct.Q4_1.gguf", 2 * MINUTE);
+  const worker = engineWorkers(page)[0];
+  assert.ok(worker, "the engine worker is running");
+  await worker.evaluate(() => setTimeout(() => { throw new Error("simulated crash for the test"); }));
+  // The notice of an earlier test may still be shown: wait for this one.
+  await page.waitForFunction(() => /stopped unexpectedly/.test(document.querySelector("[data-testid=engine-notice]")?.textContent ?? ""), null, { timeout: MINUTE });
+  const notice = await text("engine-notice");
+  assert.match(notice, /stopped unexpectedly .*simulated crash for the test.* while running SmolLM2-135M-Instruct\.Q4_1\.gguf, opened from this device/);
+  assert.match(notice, /restarted with SmolLM2-135M-Instruct.*open SmolLM2-135M-Instruct\.Q4_1\.gguf again/);
+  await loaded("SmolLM2-135M-Instruct");
+  const ours = await continueRaw(4);
+  assert.equal(ours.tokens, 4, "the built-in model generates");
 });
