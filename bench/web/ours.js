@@ -21,7 +21,8 @@ worker.onmessage = ({ data: { id, body } }) => {
   const request = pending.get(id);
   if (!request) return;
   request.onResponse?.(body);
-  if (!["Progress", "Token"].includes(kind(body))) {
+  // The responses a request gets before its last (src/protocol.rs, `Response::is_final`).
+  if (!["Progress", "Prefill", "Token"].includes(kind(body))) {
     pending.delete(id);
     request.resolve(body);
   }
