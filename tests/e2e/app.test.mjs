@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
+import { engineWorker, engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
 
 const GLOSSARY_IDS = [
   "temperature", "top-p", "top-k", "sampling", "chain-of-thought", "test-time-compute",
@@ -198,9 +198,9 @@ test("playground: Stop ends a long generation within a token", { timeout: 2 * MI
 
 test("a crashed engine worker is reported and replaced, and generation works again", { timeout: 3 * MINUTE }, async () => {
   await greedyPlayground();
-  const worker = engineWorkers(page)[0];
+  const worker = engineWorker(page);
   assert.ok(worker, "the engine worker is running");
-  await worker.evaluate(() => setTimeout(() => { throw new Error("simulated crash for the test"); }));
+  await worker.evaluate(() => setTimeout(() => { throw new Error("simulated crash for the test"); }, 100));
   await page.waitForSelector("[data-testid=engine-notice]");
   assert.match(await text("engine-notice"), /stopped unexpectedly.*restarted/);
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });

@@ -13,7 +13,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
-import { engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
+import { engineWorker, engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 const SMOLLM2 = join(ROOT, "public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -169,9 +169,9 @@ test("a crash while a device file runs says the file must be opened again, and t
   await page.waitForSelector(sel("load-gguf"), { timeout: MINUTE });
   await page.click(sel("load-gguf"));
   await loaded("SmolLM2-135M-Instruct.Q4_1.gguf", 2 * MINUTE);
-  const worker = engineWorkers(page)[0];
+  const worker = engineWorker(page);
   assert.ok(worker, "the engine worker is running");
-  await worker.evaluate(() => setTimeout(() => { throw new Error("simulated crash for the test"); }));
+  await worker.evaluate(() => setTimeout(() => { throw new Error("simulated crash for the test"); }, 100));
   // The notice of an earlier test may still be shown: wait for this one.
   await page.waitForFunction(() => /stopped unexpectedly/.test(document.querySelector("[data-testid=engine-notice]")?.textContent ?? ""), null, { timeout: MINUTE });
   const notice = await text("engine-notice");

@@ -4,7 +4,7 @@
 // The page must say what happened, lose nothing, and keep working.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
+import { engineWorker, engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 const id = (testid) => `[data-testid=${testid}]`;
 const QUESTION = "What is the capital of France?";
@@ -173,7 +173,7 @@ test("playground: numbers out of range are refused with their range, the value i
 test("a trap inside an async task of the worker is reported, and the worker replaced", { timeout: 3 * MINUTE }, async () => {
   await page.click('nav >> text="Playground"');
   await page.waitForSelector(READY);
-  const worker = engineWorkers(page)[0];
+  const worker = engineWorker(page);
   // What a wasm trap inside a future looks like from JavaScript: a rejected promise that
   // nothing handles. The page's Worker.onerror never sees it.
   await worker.evaluate(() => {

@@ -88,6 +88,8 @@ export async function openSession({ args = [], cutAfter, dist = "dist", base = "
  * (the test server isolates the page, so usually that one), never its pool's workers.
  */
 export const engineWorkers = (page) => page.workers().filter((w) => /\/(worker_loader|worker-threads)\.js$/.test(w.url()));
+/** The engine worker now running: one stopped a moment ago (a cancelled load) may still be listed before it. */
+export const engineWorker = (page) => engineWorkers(page).at(-1);
 
 /** Sets the playground's temperature to 0 (greedy) from the keyboard: the same text every run. */
 export async function playgroundGreedy(page) {
