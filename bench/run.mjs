@@ -6,7 +6,7 @@
 // as /wllama/): origin A runs the real app, for its page-open-to-model-ready time; origin B
 // runs both engines' bench pages, never visited by the app, so its service worker does not
 // stand between them and the network. The last stdout line is the JSON summary.
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { launch } from "../tests/e2e/browser.mjs";
 import { serve } from "../tests/e2e/static-server.mjs";
 import { CpuSampler, cpuRates } from "./cpu.mjs";
+import { cpuModel, writeSection } from "./report.mjs";
 import { benchPrompt, chatBenchPrompt, defaultBuiltIn } from "./sources.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -228,6 +229,10 @@ try {
       THREADS.map((t) => [t, { ours: strip(byThreads[t].ours), wllama: strip(byThreads[t].wllama), ratio: round(byThreads[t].ratio) }]),
     ),
     scaling: round(scaling),
+    file_mb: round({ v: fileMb }).v,
+    prompt_tokens: byThreads[1].ours.extra.prompt_tokens,
+    // How many leading characters of greedy text the two engines share.
+    same_chars: same,
   };
 } finally {
   await browser.close();
@@ -245,13 +250,6 @@ function commonPrefix(a, b) {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
-}
-
-/** The CPU's model name (/proc/cpuinfo): ratios depend on it. */
-async function cpuModel() {
-  const info = await readFile("/proc/cpuinfo", "utf8").catch(() => "");
-  const cores = (await import("node:os")).cpus().length;
-  return `${info.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? "unknown CPU"}, ${cores} cores`;
 }
 
 function markdown({ byThreads, scaling, fileMb, same, rounds, cpu }) {
@@ -313,20 +311,3 @@ function markdown({ byThreads, scaling, fileMb, same, rounds, cpu }) {
 }
 
 /** Replaces the section with the same heading in docs/BENCHMARKS.md, or adds it. */
-async function writeSection(table) {
-  const path = join(ROOT, "docs/BENCHMARKS.md");
-  const doc = await readFile(path, "utf8");
-  const heading = table.split("\n")[0];
-  const start = doc.indexOf(heading + "\n");
-  let out;
-  if (start >= 0) {
-    const next = doc.indexOf("\n## ", start + heading.length);
-    out = doc.slice(0, start) + table + "\n" + (next >= 0 ? doc.slice(next) : "");
-  } else {
-    // Newest first, after the introduction.
-    const first = doc.indexOf("\n## ");
-    out = first >= 0 ? doc.slice(0, first + 1) + table + "\n\n" + doc.slice(first + 1) : doc + "\n" + table + "\n";
-  }
-  await writeFile(path, out);
-  log(`wrote the section to docs/BENCHMARKS.md`);
-}
