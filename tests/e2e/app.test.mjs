@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { engineWorker, engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
+import { engineWorker, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
 
 const GLOSSARY_IDS = [
   "temperature", "top-p", "top-k", "sampling", "chain-of-thought", "test-time-compute",

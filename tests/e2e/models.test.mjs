@@ -13,7 +13,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
-import { engineWorker, engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT } from "./session.mjs";
+import { engineWorker, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, stagesPanelIdle } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 const SMOLLM2 = join(ROOT, "public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -88,6 +88,26 @@ test("Gemma 3 270M, picked, is downloaded then and only then, and continues raw 
   assert.equal(ours.tokens, 8);
   assert.equal(ours.output, native(GEMMA, 8).text, "the text is Gemma's: the CLI's greedy continuation on the Gemma file");
   assert.notEqual(ours.output, native(SMOLLM2, 8).text, "and not SmolLM2's");
+});
+
+test("Gemma 3's local layers cache only their window: Lesson 2's formula in two parts, from the run", { timeout: 4 * MINUTE }, async () => {
+  // Gemma is the last built-in model picked: it loads again, from the browser's cache.
+  await page.goto(session.url("/learn/stages"));
+  await loaded("Gemma 3 270M");
+  // Longer than a local layer's 512-token window and its margin, so the cache must drop some.
+  await page.fill(sel("cache-prompt"), "The river starts in the mountains and runs to the sea. ".repeat(70));
+  await page.fill(sel("cache-max-tokens"), "2");
+  await page.click(sel("cache-run"));
+  await stagesPanelIdle(page, "cache", 3 * MINUTE);
+  const formula = await text("kv-formula");
+  const m = formula.match(/^2 × 3 global layers × 1 KV heads × 256 head dims × ([\d,]+) positions × 4 bytes \+ 2 × 15 local layers × 1 KV heads × 256 head dims × ([\d,]+) positions × 4 bytes = ([\d,]+) bytes/);
+  assert.ok(m, formula);
+  const [all, held, total] = m.slice(1).map((n) => Number(n.replaceAll(",", "")));
+  assert.ok(all > 640, `${all} positions: past the window and its margin`);
+  assert.ok(held >= 512 && held <= 639, `a local layer holds ${held} positions: its window, and at most 2 × 64 − 1 more`);
+  assert.equal(total, Number(await page.getAttribute(sel("kv-bytes"), "data-value")), "the formula adds up to the measured size");
+  assert.equal(total, 2 * 256 * 4 * (3 * all + 15 * held));
+  assert.match(await text("kv-window-note"), /attend to the last 512 positions only/);
 });
 
 test("a GGUF file from the device: its facts before loading, then it loads where it lies and runs", { timeout: 4 * MINUTE }, async () => {

@@ -224,8 +224,9 @@ impl Session {
         check_prompt(prompt, self.max_context, self.model.config.vocab)?;
         let common = self.tokens.iter().zip(prompt).take_while(|(a, b)| a == b).count();
         // At least one token is computed: its logits give the first distribution.
-        let keep = common.min(self.cache.len()).min(prompt.len() - 1);
-        self.cache.truncate(keep);
+        self.cache.truncate(common.min(prompt.len() - 1));
+        // A local layer may not hold what position `keep` must see: then nothing is kept.
+        let keep = self.cache.len();
         self.tokens = prompt.to_vec();
         self.prompt_len = prompt.len();
         self.logits = None;

@@ -160,14 +160,17 @@ pub(crate) fn add_in_place(x: &mut [f32], y: &[f32]) {
 }
 
 /// One layer's attention: the queries of `n = q.len() / q_dim` new positions starting
-/// at `start`; `k` and `v` hold every cached position, the new ones included. A local
-/// layer (`window`) sees only the last `window` positions, itself included.
+/// at `start`; `k` and `v` hold the cached positions from `held_from` on, the new ones
+/// included. A local layer (`window`) sees only the last `window` positions, itself included
+/// (its cache holds at least those: `KvCache`).
 #[derive(Clone, Copy)]
 pub(crate) struct Attention<'a> {
     pub(crate) q: &'a [f32],
     pub(crate) k: &'a [f32],
     pub(crate) v: &'a [f32],
     pub(crate) start: usize,
+    /// The position of `k`'s and `v`'s first entry.
+    pub(crate) held_from: usize,
     pub(crate) c: &'a Config,
     pub(crate) scale: f32,
     pub(crate) window: Option<usize>,
@@ -205,7 +208,7 @@ impl Attention<'_> {
     /// values in `oh`.
     #[inline(always)]
     fn attend(&self, i: usize, h: usize, scores: &mut [f32], oh: &mut [f32]) {
-        let Attention { q, k, v, start, c, scale, window } = *self;
+        let Attention { q, k, v, start, held_from, c, scale, window } = *self;
         let (qd, kvd, hd) = (c.q_dim(), c.kv_dim(), c.head_dim);
         let kvh = h / (c.heads / c.kv_heads);
         let visible = start + i + 1;
@@ -213,7 +216,8 @@ impl Attention<'_> {
         let qh = &q[i * qd + h * hd..][..hd];
         scores[..first].fill(0.0);
         let seen = &mut scores[first..visible];
-        dots(qh, &k[first * kvd + kvh * hd..], kvd, seen);
+        let at = (first - held_from) * kvd + kvh * hd;
+        dots(qh, &k[at..], kvd, seen);
         for s in seen.iter_mut() {
             *s *= scale;
         }
@@ -229,7 +233,7 @@ impl Attention<'_> {
         for s in seen.iter_mut() {
             *s /= sum;
         }
-        weighted_sum(seen, &v[first * kvd + kvh * hd..], kvd, oh);
+        weighted_sum(seen, &v[at..], kvd, oh);
     }
 }
 

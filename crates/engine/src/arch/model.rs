@@ -274,10 +274,10 @@ impl Model {
         if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= c.vocab) {
             return Err(EngineError::InvalidState(format!("token id {bad} is outside the vocabulary")));
         }
-        if let Some(i) = (0..layers).find(|&i| cache.layers[i].len < start) {
+        if let Some(i) = (0..layers).find(|&i| cache.layers[i].len < start || cache.layers[i].first > start) {
             return Err(EngineError::InvalidState(format!(
-                "layer {i} caches {} positions, cannot continue at {start}",
-                cache.layers[i].len
+                "layer {i} caches positions {}..{}, cannot continue at {start}",
+                cache.layers[i].first, cache.layers[i].len
             )));
         }
         let (e, qd, kvd) = (c.embedding, c.q_dim(), c.kv_dim());
@@ -302,12 +302,13 @@ impl Model {
             lc.write(start, &a.k, &a.v, kvd)?;
             lap(&mut timer, Part::PositionsAndCache);
             let window = c.window(li);
-            let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, c, scale: a.scale, window };
+            let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, held_from: lc.first, c, scale: a.scale, window };
             // The captured layer's attention runs on one thread, in order, for the capture.
             match probe.attention.as_mut().filter(|p| p.layer == li) {
                 Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| capture.record(start + i, h, w)),
                 None => attention.run(&mut a.attn),
             }
+            lc.forget_outside_window(kvd);
             lap(&mut timer, Part::Scores);
             a.output(self, layer, QMatrix::matmul);
             lap(&mut timer, Part::OutputProjection);
@@ -377,8 +378,9 @@ impl Model {
                 rope(k, r, self.recipe.rope);
                 let lc = &mut cache.layers[li];
                 lc.write(start, k, v, kvd)?;
-                let attention = Attention { q, k: &lc.k, v: &lc.v, start, c, scale: a.scale, window };
+                let attention = Attention { q, k: &lc.k, v: &lc.v, start, held_from: lc.first, c, scale: a.scale, window };
                 attention.run(&mut a.attn[i * qd..(i + 1) * qd]);
+                lc.forget_outside_window(kvd);
             }
             a.output(self, layer, QMatrix::matmul_batch);
             a.mlp_norm(self, layer);

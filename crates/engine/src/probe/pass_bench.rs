@@ -5,10 +5,13 @@ use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
 
 /// Times one forward pass over n tokens at a fixed position: the cache holds the first `at`
-/// tokens of a context, and is cut back to them after every pass, so each pass does the
-/// same work. Every position's logits are computed, as a draft verification needs.
+/// tokens of a context, and is put back to them after every pass (a copy: a local layer
+/// cannot always be cut back), so each pass does the same work. Every position's logits are
+/// computed, as a draft verification needs.
 pub struct PassBench {
     cache: KvCache,
+    /// The cache of the first `at` tokens, as it was before any pass.
+    base: KvCache,
     tokens: Vec<u32>,
     at: usize,
 }
@@ -21,7 +24,7 @@ impl PassBench {
         }
         let mut cache = KvCache::new(&model.config);
         model.forward(&tokens[..at], 0, &mut cache, model.config.layers, Logits::Last)?;
-        Ok(Self { cache, tokens, at })
+        Ok(Self { base: cache.clone(), cache, tokens, at })
     }
 
     /// The largest pass this context has room for.
@@ -49,7 +52,7 @@ impl PassBench {
             let t0 = clock();
             model.forward(chunk, self.at, &mut self.cache, model.config.layers, Logits::All)?;
             ms.push(clock() - t0);
-            self.cache.truncate(self.at);
+            self.cache.clone_from(&self.base);
         }
         ms.sort_by(f64::total_cmp);
         Ok(ms[ms.len() / 2])
