@@ -4,7 +4,7 @@
 //!
 //! A local (sliding-window) layer never attends further back than its window, so it keeps
 //! only the window and a margin (`LayerCache::first` is its oldest position held): Gemma 3's
-//! local layers cache at most about 600 positions however long the context. The margin lets
+//! local layers cache at most 639 positions however long the context. The margin lets
 //! a short rewind (a rejected draft, a regenerated reply) continue without recomputing; a
 //! rewind past it empties the cache, and the caller recomputes from position 0.
 
@@ -16,9 +16,11 @@ use crate::memory;
 /// this much unused room (a doubling `Vec` could hold twice what it uses).
 const GROW_POSITIONS: usize = 64;
 
-/// Positions a local layer keeps beyond its window, and drops at a time (the window's size
-/// if smaller): dropping shifts the whole layer, so it happens once every this many tokens.
+/// Positions a local layer keeps beyond its window, and drops at a time (dropping shifts the
+/// whole layer, so it happens once every this many tokens). More than `MAX_DRAFT`, so a
+/// rejected speculative draft always rolls back within it.
 const WINDOW_MARGIN: usize = 64;
+const _: () = assert!(WINDOW_MARGIN > crate::speculative::MAX_DRAFT);
 
 #[derive(Clone)]
 pub struct LayerCache {
@@ -36,11 +38,6 @@ pub struct LayerCache {
 impl LayerCache {
     fn new(window: Option<usize>) -> Self {
         Self { k: Vec::new(), v: Vec::new(), first: 0, len: 0, window }
-    }
-
-    /// The margin a local layer keeps beyond its window.
-    fn margin(window: usize) -> usize {
-        window.min(WINDOW_MARGIN)
     }
 
     /// Replaces everything from position `start` on with `k` and `v` (whole positions of
@@ -63,8 +60,8 @@ impl LayerCache {
     pub fn forget_outside_window(&mut self, kv_dim: usize) {
         let Some(w) = self.window else { return };
         // The next position, `len`, sees `len + 1 - w` and later.
-        let keep_from = (self.len + 1).saturating_sub(w + Self::margin(w));
-        if keep_from >= self.first + Self::margin(w) {
+        let keep_from = (self.len + 1).saturating_sub(w + WINDOW_MARGIN);
+        if keep_from >= self.first + WINDOW_MARGIN {
             let drop = (keep_from - self.first) * kv_dim;
             self.k.drain(..drop);
             self.v.drain(..drop);
@@ -77,8 +74,9 @@ impl LayerCache {
         self.len - self.first
     }
 
-    /// Whether the next position after `pos` can be computed from what is held.
-    fn can_continue_at(&self, pos: usize) -> bool {
+    /// Whether position `pos` can be computed from what is held before it (a local layer
+    /// must still hold its window).
+    pub fn can_continue_at(&self, pos: usize) -> bool {
         self.first == 0 || self.window.is_some_and(|w| pos + 1 >= self.first + w)
     }
 
@@ -132,7 +130,7 @@ impl KvCache {
 
     /// The most positions a local layer of window `window` holds between passes.
     pub fn local_positions_at_most(window: usize) -> usize {
-        window + 2 * LayerCache::margin(window) - 1
+        window + 2 * WINDOW_MARGIN - 1
     }
 
     /// Drops every position at or after `pos`. When a local layer no longer holds what the

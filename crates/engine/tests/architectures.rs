@@ -104,59 +104,71 @@ fn gemma3_matches_candle_transformers_past_its_window() {
     }
 }
 
-/// Gemma 3's local layers cache only their window and a margin (window 4, margin 4 here):
+/// Gemma 3's local layers cache only their window and a margin (window 4 here, margin 64):
 /// decoding one position at a time far past them gives what one pass over everything gives,
 /// the cache's bytes count what is held, a short rollback continues where it is, and one
 /// past the margin empties the cache, so a session recomputes rather than reuse what it lost.
+/// Speculative decoding, which rolls back rejected drafts, still equals plain greedy.
 #[test]
 fn gemma3s_local_layers_keep_only_their_window() {
     let m = Arc::new(Model::from_gguf_bytes(&tiny("gemma3").to_gguf()).unwrap());
     let (layers, vocab, window) = (m.config.layers, m.config.vocab, m.config.window(0).unwrap());
-    let p = prompt(60);
+    let p = prompt(300);
     let all = m.forward(&p, 0, &mut KvCache::new(&m.config), layers, Logits::All).unwrap();
     let at = |i: usize| &all[i * vocab..(i + 1) * vocab];
     let mut cache = KvCache::new(&m.config);
     m.forward(&p[..20], 0, &mut cache, layers, Logits::Last).unwrap();
-    for i in 20..60 {
+    for i in 20..300 {
         let got = m.forward(&p[i..=i], i, &mut cache, layers, Logits::Last).unwrap();
         let (mean, _) = distance(&got, at(i));
         assert!(mean < 1e-4, "position {i}, past the window, differs from one pass by {mean}");
     }
-    // Window 4 and a margin of 4, dropped 4 at a time: at most 4 + 2 × 4 - 1 positions.
+    // The window and the margin, dropped 64 at a time: 4 + 64 to 4 + 2 × 64 - 1 positions.
     let held: Vec<usize> = cache.layers.iter().map(|l| l.held()).collect();
     for (l, &h) in held.iter().enumerate() {
         match m.config.window(l) {
-            Some(_) => assert!((window..=window + 7).contains(&h), "local layer {l} holds {h}"),
-            None => assert_eq!(h, 60, "global layer {l}"),
+            Some(_) => assert!((window + 64..=KvCache::local_positions_at_most(window)).contains(&h), "local layer {l} holds {h}"),
+            None => assert_eq!(h, 300, "global layer {l}"),
         }
     }
     let per_position = 2 * m.config.kv_dim() * 4;
     assert_eq!(cache.bytes(), per_position * held.iter().sum::<usize>());
-    assert!(cache.bytes() <= KvCache::bytes_for(&m.config, 60));
-    assert!(cache.bytes() < per_position * layers * 60 / 2, "the local layers' memory stopped growing");
+    assert!(cache.bytes() <= KvCache::bytes_for(&m.config, 300));
+    assert!(cache.bytes() < per_position * layers * 300 * 6 / 10, "the local layers' memory stopped growing");
     // One long prefill leaves no more than decoding does.
     let mut once = KvCache::new(&m.config);
     m.forward(&p, 0, &mut once, layers, Logits::Last).unwrap();
-    assert!(once.bytes() <= KvCache::bytes_for(&m.config, 60));
+    assert!(once.bytes() <= KvCache::bytes_for(&m.config, 300));
     // Back two positions: still held, and recomputing them gives the same logits.
-    cache.truncate(58);
-    assert_eq!(cache.len(), 58);
-    let again = m.forward(&p[58..60], 58, &mut cache, layers, Logits::All).unwrap();
-    assert!(distance(&again[vocab..], at(59)).0 < 1e-4);
+    cache.truncate(298);
+    assert_eq!(cache.len(), 298);
+    let again = m.forward(&p[298..300], 298, &mut cache, layers, Logits::All).unwrap();
+    assert!(distance(&again[vocab..], at(299)).0 < 1e-4);
     // Back past the margin: the local layers lost what position 30 must see.
     cache.truncate(30);
     assert_eq!((cache.len(), cache.bytes()), (0, 0));
     assert!(m.forward(&p[30..31], 30, &mut cache, layers, Logits::Last).is_err(), "a pass cannot continue at 30");
-    // A session told to reuse a 30-token prefix after 60 tokens recomputes, and says so.
+    // A session told to reuse a 30-token prefix after 300 tokens recomputes, and says so.
+    let g = SamplerSettings::greedy();
     let mut s = common::session(m.clone());
     s.start(&p, 0).unwrap();
-    s.generate(&SamplerSettings::greedy(), 1, |_| true).unwrap();
-    let reuse = s.start(&[&p[..30], &[7, 8]].concat(), 0).unwrap();
+    s.generate(&g, 1, |_| true).unwrap();
+    let shorter = [&p[..30], &[7, 8]].concat();
+    let reuse = s.start(&shorter, 0).unwrap();
     assert_eq!((reuse.reused, reuse.computed), (0, 32));
     let mut fresh = common::session(m.clone());
-    fresh.start(&[&p[..30], &[7, 8]].concat(), 0).unwrap();
-    let g = SamplerSettings::greedy();
+    fresh.start(&shorter, 0).unwrap();
     assert_eq!(s.generate(&g, 8, |_| true).unwrap().tokens, fresh.generate(&g, 8, |_| true).unwrap().tokens);
+    // Speculative decoding past the window rolls back within the margin: plain greedy's text.
+    let mut plain = common::session(m.clone());
+    plain.start(&p[..200], 0).unwrap();
+    let want = plain.generate(&g, 40, |_| true).unwrap().tokens;
+    for draft in [Draft::PromptLookup, Draft::EarlyExit { layers: 2 }] {
+        let mut s = common::session(m.clone());
+        s.start(&p[..200], 0).unwrap();
+        let got = s.generate_speculative(&g, 40, draft, 8, |_, _| true).unwrap();
+        assert_eq!(got.generation.tokens, want, "{draft:?}");
+    }
 }
 
 /// The quantised file (Q4_1 layers, Q8_0 embedding) loads and reads its hyper-parameters.

@@ -274,7 +274,7 @@ impl Model {
         if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= c.vocab) {
             return Err(EngineError::InvalidState(format!("token id {bad} is outside the vocabulary")));
         }
-        if let Some(i) = (0..layers).find(|&i| cache.layers[i].len < start || cache.layers[i].first > start) {
+        if let Some(i) = (0..layers).find(|&i| cache.layers[i].len < start || !cache.layers[i].can_continue_at(start)) {
             return Err(EngineError::InvalidState(format!(
                 "layer {i} caches positions {}..{}, cannot continue at {start}",
                 cache.layers[i].first, cache.layers[i].len
