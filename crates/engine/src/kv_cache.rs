@@ -17,10 +17,9 @@ use crate::memory;
 const GROW_POSITIONS: usize = 64;
 
 /// Positions a local layer keeps beyond its window, and drops at a time (dropping shifts the
-/// whole layer, so it happens once every this many tokens). More than `MAX_DRAFT`, so a
-/// rejected speculative draft always rolls back within it.
-const WINDOW_MARGIN: usize = 64;
-const _: () = assert!(WINDOW_MARGIN > crate::speculative::MAX_DRAFT);
+/// whole layer, so it happens once every this many tokens). More than a speculative draft
+/// (`speculative::MAX_DRAFT` checks it), so a rejected draft always rolls back within it.
+pub const WINDOW_MARGIN: usize = 64;
 
 #[derive(Clone)]
 pub struct LayerCache {

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 
 /// The longest draft a cycle may propose.
 pub const MAX_DRAFT: usize = 16;
+// Rejected drafts roll back within a local layer's margin, never past what it must see.
+const _: () = assert!(MAX_DRAFT < crate::kv_cache::WINDOW_MARGIN);
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "method")]
