@@ -108,6 +108,9 @@ test("Gemma 3's local layers cache only their window: Lesson 2's formula in two 
   assert.equal(total, Number(await page.getAttribute(sel("kv-bytes"), "data-value")), "the formula adds up to the measured size");
   assert.equal(total, 2 * 256 * 4 * (3 * all + 15 * held));
   assert.match(await text("kv-window-note"), /attend to the last 512 positions only/);
+  // The tests after this one work in the playground.
+  await page.click('nav >> text="Playground"');
+  await loaded("Gemma 3 270M");
 });
 
 test("a GGUF file from the device: its facts before loading, then it loads where it lies and runs", { timeout: 4 * MINUTE }, async () => {

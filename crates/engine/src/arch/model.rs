@@ -275,10 +275,12 @@ impl Model {
             return Err(EngineError::InvalidState(format!("token id {bad} is outside the vocabulary")));
         }
         if let Some(i) = (0..layers).find(|&i| cache.layers[i].len < start || !cache.layers[i].can_continue_at(start)) {
-            return Err(EngineError::InvalidState(format!(
-                "layer {i} caches positions {}..{}, cannot continue at {start}",
-                cache.layers[i].first, cache.layers[i].len
-            )));
+            let l = &cache.layers[i];
+            let held = match l.first {
+                0 => format!("{} positions", l.len),
+                first => format!("positions {first}..{} (its window's)", l.len),
+            };
+            return Err(EngineError::InvalidState(format!("layer {i} caches {held}, cannot continue at {start}")));
         }
         let (e, qd, kvd) = (c.embedding, c.q_dim(), c.kv_dim());
         let mut a = Activations::new(self, tokens)?;
