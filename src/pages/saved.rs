@@ -52,7 +52,8 @@ fn imported(text: &str) -> Result<Vec<Record>, String> {
         let (setup, conversation) =
             from_json(text).map_err(|e| format!("{e} (Nor is it a saved-work export.)"))?;
         let id = store::new_id(persist::KIND);
-        return Ok(vec![persist::record(&id, &setup, &conversation)]);
+        // Which model answered is not in the file.
+        return Ok(vec![persist::record(&id, &setup, &conversation, None)]);
     }
     let export: Export = serde_json::from_value(value)
         .map_err(|e| format!("This saved-work file cannot be read ({e})."))?;
@@ -237,7 +238,11 @@ fn item(
                     <h2>{if record.title.is_empty() { "(untitled)".to_string() } else { record.title.clone() }}</h2>
                     <p class="meta">
                         {kind_name(&record.kind)} " · saved " <time data-testid="saved-date">{date_text(record.saved)}</time>
-                        " · model " <span data-testid="saved-model">{record.model.clone()}</span>
+                        " · model " <span data-testid="saved-model">{match record.model.as_str() {
+                            // Saved before records named their model, or imported from a conversation file.
+                            "" => "unknown".to_string(),
+                            model => model.to_string(),
+                        }}</span>
                     </p>
                     <div class="row">
                         <button type="button" data-testid="open-saved" on:click=open>"Open"</button>
