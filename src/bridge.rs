@@ -128,6 +128,21 @@ impl Bridge {
         self.choice.into()
     }
 
+    /// The model whose answers the pages get now: the one ready, or while another loads,
+    /// the one the worker still holds; none before a model is ready. (Tracked.)
+    pub fn loaded(&self) -> Option<Choice> {
+        self.status.with(|status| match status {
+            ModelStatus::Ready(_) => Some(self.choice.get()),
+            ModelStatus::Loading { .. } => self.previous.with_value(|p| p.as_ref().map(|(choice, _)| choice.clone())),
+            ModelStatus::Idle | ModelStatus::Error(_) => None,
+        })
+    }
+
+    /// `loaded`, read without subscribing (when a result is saved).
+    pub fn loaded_untracked(&self) -> Option<Choice> {
+        untrack(|| self.loaded())
+    }
+
     pub fn notice(&self) -> Signal<Option<String>> {
         self.notice.into()
     }

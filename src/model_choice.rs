@@ -20,6 +20,20 @@ impl Choice {
             Choice::Device { file_name } => file_name.clone(),
         }
     }
+
+    /// Its file's name without `.gguf`, which names the weights as well as the model:
+    /// "SmolLM2-135M-Instruct.Q4_1", "gemma-3-270m.Q4_K_M". Saved work and the lessons'
+    /// "Measured on" say this.
+    pub fn file_stem(&self) -> String {
+        let file = match self {
+            Choice::BuiltIn(b) => b.url.rsplit('/').next().unwrap_or(b.url),
+            Choice::Device { file_name } => file_name,
+        };
+        match file.len().checked_sub(".gguf".len()) {
+            Some(cut) if file.is_char_boundary(cut) && file[cut..].eq_ignore_ascii_case(".gguf") => file[..cut].to_string(),
+            _ => file.to_string(),
+        }
+    }
 }
 
 const BUILT_IN_KEY: &str = "inference-playground.model";

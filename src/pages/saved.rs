@@ -1,9 +1,10 @@
-//! `/saved`: the learner's saved work (`ui/store.rs`): every playground conversation and
-//! Lesson 3 run kept in this browser, with its date and model, to open or delete, and all
+//! `/saved`: the learner's saved work (`ui/store.rs`): every playground conversation,
+//! Lesson 2 measurement and Lesson 3 run kept in this browser, with its date and model, to open or delete, and all
 //! of it exported to or imported from one JSON file. An item this version cannot read
 //! (saved by another version of the site) is listed as unreadable, with the reason.
 
 use crate::lessons::reasoning::saved_runs;
+use crate::lessons::stages::saved_measurements;
 use crate::playground::persist;
 use crate::playground::saved::from_json;
 use crate::routes::set_title;
@@ -30,6 +31,7 @@ fn check(record: &Record) -> Result<(), String> {
     match record.kind.as_str() {
         persist::KIND => persist::read(record).map(|_| ()),
         saved_runs::KIND => saved_runs::read(record).map(|_| ()),
+        saved_measurements::KIND => saved_measurements::read(record).map(|_| ()),
         other => Err(format!("Its kind “{other}” is not one this version knows.")),
     }
 }
@@ -38,6 +40,7 @@ fn kind_name(kind: &str) -> &'static str {
     match kind {
         persist::KIND => "Playground conversation",
         saved_runs::KIND => "Lesson 3 run",
+        saved_measurements::KIND => "Lesson 2 measurement",
         _ => "Unknown kind",
     }
 }
@@ -52,7 +55,8 @@ fn imported(text: &str) -> Result<Vec<Record>, String> {
         let (setup, conversation) =
             from_json(text).map_err(|e| format!("{e} (Nor is it a saved-work export.)"))?;
         let id = store::new_id(persist::KIND);
-        return Ok(vec![persist::record(&id, &setup, &conversation)]);
+        // Which model answered is not in the file.
+        return Ok(vec![persist::record(&id, &setup, &conversation, None)]);
     }
     let export: Export = serde_json::from_value(value)
         .map_err(|e| format!("This saved-work file cannot be read ({e})."))?;
@@ -163,7 +167,7 @@ pub fn Saved() -> impl IntoView {
         <article class="saved">
             <h1>"Saved work"</h1>
             <p class="lead">
-                "Your playground conversations (every branch, with their settings) and Lesson 3's finished runs are kept in this browser, on this device only, as you work. Export them to a file to keep them elsewhere or move them to another browser; import such a file here."
+                "Your playground conversations (every branch, with their settings), Lesson 2's measurements that take seconds (prefill and decode, threads, the prompt-length sweep) and Lesson 3's finished runs are kept in this browser, on this device only, as you work. Export them to a file to keep them elsewhere or move them to another browser; import such a file here."
             </p>
             <div class="save-load">
                 <button type="button" data-testid="export-saved" on:click=export>"Export all (JSON)"</button>
@@ -179,7 +183,7 @@ pub fn Saved() -> impl IntoView {
             <Show when=move || entries.with(|e| e.as_ref().is_some_and(Vec::is_empty))>
                 <p data-testid="saved-empty">
                     "Nothing is saved yet. A conversation in the " <a href="playground">"playground"</a>
-                    " is saved as you go, and so is each finished run of " <a href="learn/reasoning">"Lesson 3"</a> "."
+                    " is saved as you go, and so is each finished measurement of " <a href="learn/stages">"Lesson 2"</a> " and run of " <a href="learn/reasoning">"Lesson 3"</a> "."
                 </p>
             </Show>
         </article>
@@ -212,23 +216,30 @@ fn item(
     match entry.record.and_then(|r| check(&r).map(|()| r)) {
         Ok(record) => {
             let open = {
-                let (id, kind) = (record.id.clone(), record.kind.clone());
+                let (id, kind, opened) = (record.id.clone(), record.kind.clone(), record.clone());
                 move |_| {
                     let (id, kind, navigate) = (id.clone(), kind.clone(), navigate.clone());
+                    let record = opened.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        let path = if kind == persist::KIND {
-                            // The playground opens the conversation its pointer names.
-                            persist::forget();
-                            if let Err(e) = store::set_pointer(persist::CURRENT, &id).await {
+                        let path = match kind.as_str() {
+                            persist::KIND => {
+                                // The playground opens the conversation its pointer names.
+                                persist::forget();
+                                store::set_pointer(persist::CURRENT, &id).await.map(|()| "/playground".to_string())
+                            }
+                            // Its lab shows the measurement its pointer names.
+                            saved_measurements::KIND => saved_measurements::open(&record).await,
+                            _ => Ok("/learn/reasoning".to_string()),
+                        };
+                        let path = match path {
+                            Ok(path) => path,
+                            Err(e) => {
                                 message.try_set(Some((false, e)));
                                 return;
                             }
-                            "/playground"
-                        } else {
-                            "/learn/reasoning"
                         };
                         // The router puts the site's base path in front.
-                        navigate(path, NavigateOptions::default());
+                        navigate(&path, NavigateOptions::default());
                     });
                 }
             };
@@ -237,7 +248,11 @@ fn item(
                     <h2>{if record.title.is_empty() { "(untitled)".to_string() } else { record.title.clone() }}</h2>
                     <p class="meta">
                         {kind_name(&record.kind)} " · saved " <time data-testid="saved-date">{date_text(record.saved)}</time>
-                        " · model " <span data-testid="saved-model">{record.model.clone()}</span>
+                        " · model " <span data-testid="saved-model">{match record.model.as_str() {
+                            // Saved before records named their model, or imported from a conversation file.
+                            "" => "unknown".to_string(),
+                            model => model.to_string(),
+                        }}</span>
                     </p>
                     <div class="row">
                         <button type="button" data-testid="open-saved" on:click=open>"Open"</button>

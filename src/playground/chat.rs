@@ -7,6 +7,7 @@
 use super::conversation::{Conversation, Footer, Token};
 use super::link::Setup;
 use crate::bridge::{Bridge, ModelStatus};
+use crate::model_choice::Choice;
 use crate::protocol::{Request, Response, Turn};
 use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use engine::{SamplerSettings, StopReason};
@@ -109,6 +110,11 @@ impl Chat {
             colour: RwSignal::new(true),
             before: StoredValue::new(None),
         }
+    }
+
+    /// The model answering now, which a saved conversation names (`Bridge::loaded_untracked`).
+    pub fn loaded_model(&self) -> Option<Choice> {
+        self.bridge.loaded_untracked()
     }
 
     /// Everything the link and a saved file hold.

@@ -3,6 +3,7 @@
 //! stopping what the lab started when the learner leaves the page.
 
 use crate::bridge::{Bridge, ModelStatus};
+use crate::model_choice::Choice;
 use crate::protocol::{Request, Response};
 use leptos::prelude::*;
 use std::cell::Cell;
@@ -35,6 +36,11 @@ impl LabEngine {
     /// Whether prompts may go through a chat template (`Bridge::chat_model`).
     pub fn chat_model(&self) -> bool {
         self.bridge.chat_model()
+    }
+
+    /// The model answering now, which a saved result names (`Bridge::loaded_untracked`).
+    pub fn loaded_model(&self) -> Option<Choice> {
+        self.bridge.loaded_untracked()
     }
 
     /// The weights' size, once the model is loaded.

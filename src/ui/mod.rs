@@ -1,5 +1,5 @@
 //! What two or more features share: fields, the header and the model status, numbers and
-//! token texts as the pages print them, prose, settings in the URL, the saved-work store.
+//! token texts as the pages print them, prose, settings in the URL, the saved-work store, which model the labs measured on.
 
 pub mod address_bar;
 pub mod chart;
@@ -10,6 +10,7 @@ pub mod field;
 pub mod format;
 pub mod header;
 pub mod lab;
+pub mod measured_on;
 pub mod model_picker;
 pub mod model_status;
 pub mod prefill_progress;

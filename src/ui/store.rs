@@ -5,7 +5,7 @@
 //! version of the site is read as text and reported as unreadable, never half-understood.
 //! Every failure comes back as a sentence for the learner: a refused write is never silent.
 
-use crate::model_file::default_built_in;
+use crate::model_choice::Choice;
 use js_sys::{Array, Function, Promise};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
@@ -33,22 +33,24 @@ pub struct Record {
     pub kind: String,
     /// When it was last saved: milliseconds since 1970.
     pub saved: f64,
-    /// The model file that produced it.
+    /// The model that produced it, as `Choice::file_stem` names it; empty when unknown (a
+    /// record of an older version, which did not say, or an imported conversation).
+    #[serde(default)]
     pub model: String,
     pub title: String,
     pub body: serde_json::Value,
 }
 
 impl Record {
-    /// A record of `kind` saved now by this page's model.
-    pub fn new(id: &str, kind: &str, title: &str, body: serde_json::Value) -> Self {
+    /// A record of `kind` saved now, made by `model` (`Bridge::loaded_untracked`).
+    pub fn new(id: &str, kind: &str, title: &str, model: Option<&Choice>, body: serde_json::Value) -> Self {
         Record {
             format: FORMAT.into(),
             version: VERSION,
             id: id.into(),
             kind: kind.into(),
             saved: js_sys::Date::now(),
-            model: model_name(),
+            model: model.map(Choice::file_stem).unwrap_or_default(),
             title: title.into(),
             body,
         }
@@ -74,13 +76,6 @@ impl Record {
 pub struct Entry {
     pub id: String,
     pub record: Result<Record, String>,
-}
-
-/// The model's name as its file names it: "SmolLM2-135M-Instruct.Q4_1".
-pub fn model_name() -> String {
-    let url = default_built_in().url;
-    let file = url.rsplit('/').next().unwrap_or(url);
-    file.trim_end_matches(".gguf").to_string()
 }
 
 /// A new item id: its kind, the time and a random part, so two tabs never collide.
@@ -354,12 +349,15 @@ mod tests {
 
     #[wasm_bindgen_test]
     fn a_record_reads_back_and_another_version_is_refused_with_the_reason() {
+        let model = Choice::BuiltIn(&crate::model_file::BUILT_INS[1]);
         let record = Record::new(
             "conversation-1",
             "conversation",
             "Hi",
+            Some(&model),
             serde_json::json!({"a": [1, 2]}),
         );
+        assert_eq!(record.model, "gemma-3-270m.Q4_K_M");
         let text = serde_json::to_string(&record).unwrap();
         assert_eq!(Record::from_text(&text), Ok(record.clone()));
         let newer = text.replace("\"version\":1", "\"version\":2");
@@ -377,6 +375,21 @@ mod tests {
         let read = entry(JsValue::from_str("x"), js_sys::Object::new().into());
         assert!(read.record.is_err());
         assert_eq!(read.id, "x");
+        // A record of the version before records named their model reads, its model unknown.
+        let without = text.replace("\"model\":\"gemma-3-270m.Q4_K_M\",", "");
+        assert_ne!(without, text);
+        assert_eq!(Record::from_text(&without).map(|r| r.model), Ok(String::new()));
+    }
+
+    #[wasm_bindgen_test]
+    fn a_model_is_named_by_its_file_without_the_extension() {
+        let smollm2 = Choice::BuiltIn(crate::model_file::default_built_in());
+        assert_eq!(smollm2.file_stem(), "SmolLM2-135M-Instruct.Q4_1");
+        let device = |name: &str| Choice::Device { file_name: name.into() }.file_stem();
+        assert_eq!(device("qwen2.5-0.5b.Q5_K_M.GGUF"), "qwen2.5-0.5b.Q5_K_M");
+        assert_eq!(device("model.bin"), "model.bin");
+        assert_eq!(device("é.gguf"), "é");
+        assert_eq!(device("gguf"), "gguf");
     }
 
     #[wasm_bindgen_test]
@@ -384,6 +397,5 @@ mod tests {
         let (a, b) = (new_id("conversation"), new_id("conversation"));
         assert!(a.starts_with("conversation-") && a != b);
         assert_eq!(date_text(0.0).len(), "1970-01-01 00:00".len());
-        assert_eq!(model_name(), "SmolLM2-135M-Instruct.Q4_1");
     }
 }

@@ -1,6 +1,7 @@
-// Nothing a learner does is lost: the playground's conversation and Lesson 3's finished runs
-// are kept in the browser (IndexedDB) and come back after a glossary link and Back and after
-// a reload; Saved work (/saved) lists them with their date and model, deletes them, and
+// Nothing a learner does is lost: the playground's conversation, Lesson 2's measurements and
+// Lesson 3's finished runs are kept in the browser (IndexedDB) and come back after a glossary
+// link and Back and after a reload; Saved work (/saved) lists them with their date and the
+// model that made them (Gemma 3 270M when it is picked, which the lessons then name too), deletes them, and
 // exports and imports them as one JSON file that restores a conversation exactly; an item
 // of another version is listed as unreadable; a refused write says so. At 390 px the
 // playground's settings fold away below the prompt and Send. One browser profile; the tests
@@ -286,6 +287,77 @@ test("the newest token stays in view while the answer is written", { timeout: 2 
   } finally {
     await page.setViewportSize({ width: 1200, height: 900 });
   }
+});
+
+/** Lesson 2's prefill and decode readouts, as the page shows them. */
+const readouts = () => page.$$eval("[data-testid=ttft-ms], [data-testid=prefill-tps], [data-testid=decode-tps]", (els) => els.map((e) => e.dataset.value));
+
+/** Saved work's items of `kind`: id, model and title. */
+async function savedOf(kind) {
+  await page.goto(url("/saved"));
+  await page.waitForSelector(`${sel("saved-list")}[aria-busy=false]`);
+  return page.$$eval(`${sel("saved-item")}[data-kind=${kind}]`, (els) =>
+    els.map((e) => ({ id: e.dataset.id, model: e.querySelector("[data-testid=saved-model]").textContent, title: e.querySelector("h2").textContent })),
+  );
+}
+
+test("a Lesson 2 measurement survives navigation and a reload, and Saved work opens it in its lab or deletes it", { timeout: 3 * MINUTE }, async () => {
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  assert.equal(await page.getAttribute(`${sel("measured-on")} >> nth=0`, "data-model"), "SmolLM2-135M-Instruct.Q4_1");
+  await page.fill(sel("timeline-max-tokens"), "5");
+  await page.click(sel("timeline-run"));
+  await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: MINUTE });
+  await page.waitForSelector(`${sel("timeline-run")}:enabled`);
+  const measured = await readouts();
+  assert.ok(measured.every((v) => Number(v) > 0), `measured: ${measured}`);
+  const blocks = await page.$$eval(`${sel("timeline")} rect`, (r) => r.map((b) => b.dataset.ms));
+  assert.equal(blocks.length, 5);
+
+  await page.click('nav >> text="Glossary"');
+  await page.waitForSelector("#kv-cache");
+  await page.goBack();
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=timeline] rect").length === n, blocks.length);
+  assert.deepEqual(await readouts(), measured, "back from the glossary: the same numbers");
+
+  await page.reload();
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=timeline] rect").length === n, blocks.length);
+  assert.deepEqual(await readouts(), measured, "after a reload: the same numbers");
+  assert.deepEqual(await page.$$eval(`${sel("timeline")} rect`, (r) => r.map((b) => b.dataset.ms)), blocks, "and the same timeline");
+
+  const [item] = await savedOf("stage-measurement");
+  assert.equal(item.model, "SmolLM2-135M-Instruct.Q4_1");
+  assert.match(item.title, /^Prefill and decode: \d+ prompt tokens at [\d.]+ tokens\/s, 4 more at [\d.]+ tokens\/s$/);
+  await page.click(`${sel("saved-item")}[data-id="${item.id}"] ${sel("open-saved")}`);
+  await page.waitForURL(/\/learn\/stages#prefill-lab$/);
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=timeline] rect").length === n, blocks.length);
+  assert.deepEqual(await readouts(), measured, "Open shows it in its lab");
+
+  await page.goto(url("/saved"));
+  await page.click(`${sel("saved-item")}[data-id="${item.id}"] ${sel("delete-saved")}`);
+  await page.waitForFunction((i) => !document.querySelector(`[data-testid=saved-item][data-id="${i}"]`), item.id);
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForTimeout(500);
+  assert.equal(await page.$$eval(`${sel("timeline")} rect`, (r) => r.length), 0, "deleted: the lab is empty again");
+});
+
+test("picked, Gemma 3 270M is the model the lessons say they measured on and the one Saved work names", { timeout: 5 * MINUTE }, async () => {
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.click(sel("pick-gemma3-270m"));
+  await page.waitForSelector(`${sel("measured-on")}[data-model="gemma-3-270m.Q4_K_M"]`, { timeout: 3 * MINUTE });
+  assert.match(await page.textContent(`${sel("measured-on")} >> nth=0`), /^Measured on gemma-3-270m\.Q4_K_M/);
+  await page.fill(sel("timeline-max-tokens"), "3");
+  await page.click(sel("timeline-run"));
+  await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: MINUTE });
+  await page.waitForSelector(`${sel("timeline-run")}:enabled`);
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=timeline] rect").length === 3);
+  await page.waitForTimeout(500);
+  assert.deepEqual((await savedOf("stage-measurement")).map((i) => i.model), ["gemma-3-270m.Q4_K_M"]);
+
+  await page.goto(url("/learn/generation"));
+  await page.waitForSelector(`${sel("measured-on")}[data-model="gemma-3-270m.Q4_K_M"]`, { timeout: 2 * MINUTE });
 });
 
 test("no errors reached the console, and no request left the origin", () => {

@@ -10,6 +10,7 @@ use super::{
     readout::Readout, sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip,
     systems_table::SystemsTable,
 };
+use crate::ui::measured_on::MeasuredOn;
 use crate::ui::prose::Prose;
 use crate::ui::toc::LessonToc;
 use crate::ui::settings_query::to_query;
@@ -58,6 +59,7 @@ pub fn GenerationPage() -> impl IntoView {
             {live_views(&before)}
             <section class="interactive lesson1" data-testid="interactive-generation" data-lesson="generation" aria-labelledby="tool-title">
                 <h2 id="tool-title">"Try it on the model"</h2>
+                <MeasuredOn/>
                 <Notices/>
                 <Stepper/>
                 <TokenStrip/>

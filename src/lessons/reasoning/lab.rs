@@ -177,7 +177,7 @@ impl Lab {
             .try_update(|run| run.as_mut().map(|r| r.state = state));
         if finished {
             if let Some(run) = self.run.try_get_untracked().flatten() {
-                saved_runs::save(&run, self.save_problem);
+                saved_runs::save(&run, self.engine.loaded_model().as_ref(), self.save_problem);
                 self.history.try_update(|h| h.push(run));
             }
         }

@@ -5,6 +5,7 @@
 
 use crate::routes::set_title;
 use super::{DepthPanel, Exercises, FaithfulnessPanel, Lab, Results, Runner};
+use crate::ui::measured_on::MeasuredOn;
 use crate::ui::prose::Prose;
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
@@ -36,10 +37,12 @@ pub fn Reasoning() -> impl IntoView {
         <article class="lesson" data-testid="lesson-reasoning">
             <LessonToc/>
             <Prose html=text/>
+            <MeasuredOn/>
             <FaithfulnessPanel lab=lab/>
             <Prose html=more_text/>
             <section class="lab" data-testid="interactive-reasoning" aria-labelledby="l3-lab">
                 <h2 id="l3-lab">"Run an experiment"</h2>
+                <MeasuredOn/>
                 {move || {
                     let default = default_built_in();
                     (choice.get() != Choice::BuiltIn(default)).then(|| view! {

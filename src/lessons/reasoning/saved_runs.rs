@@ -4,6 +4,7 @@
 //! opens, so that minutes of compute survive a glossary link, Back and a reload.
 
 use super::run::{Run, RunState, SweepItem};
+use crate::model_choice::Choice;
 use crate::protocol::Experiment;
 use crate::ui::store::{self, Record};
 use engine::reasoning::faithfulness::Faithfulness;
@@ -30,8 +31,8 @@ struct SavedRun {
     sweep: Vec<SweepItem>,
 }
 
-/// A finished run as a new item.
-pub fn record(run: &Run) -> Record {
+/// A finished run as a new item, made by `model`.
+pub fn record(run: &Run, model: Option<&Choice>) -> Record {
     let saved = SavedRun {
         format: FORMAT.into(),
         version: VERSION,
@@ -42,7 +43,7 @@ pub fn record(run: &Run) -> Record {
         sweep: run.sweep.clone(),
     };
     let body = serde_json::to_value(&saved).unwrap_or_default();
-    Record::new(&store::new_id(KIND), KIND, &title(run), body)
+    Record::new(&store::new_id(KIND), KIND, &title(run), model, body)
 }
 
 /// "Run 2: 3 strategies on 5 tasks (arithmetic)".
@@ -111,9 +112,9 @@ pub fn read(record: &Record) -> Result<Run, String> {
     Ok(run)
 }
 
-/// Saves a finished run; a refused write is said in `problem`.
-pub fn save(run: &Run, problem: RwSignal<Option<String>>) {
-    let record = record(run);
+/// Saves a finished run made by `model`; a refused write is said in `problem`.
+pub fn save(run: &Run, model: Option<&Choice>, problem: RwSignal<Option<String>>) {
+    let record = record(run, model);
     wasm_bindgen_futures::spawn_local(async move {
         let result = store::put(&record).await;
         problem.try_set(result.err());

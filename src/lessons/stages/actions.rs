@@ -1,5 +1,6 @@
 //! A panel's Run and Stop buttons. Run waits for the model and for any other panel's
-//! request (the engine does one thing at a time); Stop cancels this panel's request.
+//! request (the engine does one thing at a time); Stop cancels this panel's request. Below
+//! them: why the panel's last measurement could not be saved, if it could not.
 
 use super::lab::Lab;
 use leptos::prelude::*;
@@ -24,5 +25,8 @@ pub fn Actions(
                 "Stop"
             </button>
         </div>
+        {move || lab.save_problem.get().filter(|(lab, _)| *lab == panel).map(|(_, problem)| view! {
+            <p class="error" role="alert" data-testid="save-error">{problem}</p>
+        })}
     }
 }

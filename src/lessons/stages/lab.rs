@@ -1,9 +1,11 @@
 //! What the lesson's panels share: the engine (`LabEngine`: one request at a time, every Run
-//! button waits while any panel runs, and Stop cancels it), the model's shape, and the
-//! results the exercises check.
+//! button waits while any panel runs, and Stop cancels it), the model's shape, the results
+//! the exercises check, and the measurements kept in the browser (`saved_measurements.rs`),
+//! read back when the lesson opens.
 
 use super::inside_run::Inspection;
 use super::run::Run;
+use super::saved_measurements::{self, Measurement, Point, Speeds};
 use super::spec_run::Comparison;
 use crate::bridge::Bridge;
 use crate::protocol::{Request, Response};
@@ -31,6 +33,13 @@ pub struct Lab {
     pub spec: RwSignal<Comparison>,
     /// The look inside's latest turn (the capacity panel reads its measured KV bytes).
     pub inside: RwSignal<Inspection>,
+    /// The threads panel's speeds at each thread count.
+    pub threads: RwSignal<Vec<Speeds>>,
+    /// The sweep's points, one per prompt length.
+    pub sweep: RwSignal<Vec<Point>>,
+    /// Why a lab's measurement could not be saved (or the saved ones read): the lab's name
+    /// and the reason.
+    pub save_problem: RwSignal<Option<(&'static str, String)>>,
 }
 
 // No `Default`: a lab needs the app's context (the bridge), which only a component has.
@@ -46,7 +55,11 @@ impl Lab {
             cache_off: RwSignal::new(Run::default()),
             spec: RwSignal::new(Comparison::default()),
             inside: RwSignal::new(Inspection::new(0)),
+            threads: RwSignal::new(Vec::new()),
+            sweep: RwSignal::new(Vec::new()),
+            save_problem: RwSignal::new(None),
         };
+        saved_measurements::restore(lab.save_problem, move |saved| lab.restore(saved));
         let (shape, bridge) = (lab.shape, expect_context::<Bridge>());
         Effect::new(move |_| {
             if lab.engine.ready() && shape.get_untracked().is_none() {
@@ -65,5 +78,38 @@ impl Lab {
             }
         });
         lab
+    }
+
+    /// Shows the saved measurements in their labs, unless a lab has measured since the
+    /// page opened.
+    fn restore(self, saved: Vec<Measurement>) {
+        // The page was left meanwhile, or a measurement is under way (it fills its lab as it goes).
+        if self.timeline.try_get_untracked().is_none() || self.engine.busy_untracked() {
+            return;
+        }
+        for measurement in saved {
+            match measurement {
+                Measurement::Timeline { run } => {
+                    if self.timeline.try_with_untracked(|r| r.costs.is_empty()) == Some(true) {
+                        self.timeline.try_set(run);
+                    }
+                }
+                Measurement::Threads { rows } => {
+                    if self.threads.try_with_untracked(Vec::is_empty) == Some(true) {
+                        self.threads.try_set(rows);
+                    }
+                }
+                Measurement::Sweep { points } => {
+                    if self.sweep.try_with_untracked(Vec::is_empty) == Some(true) {
+                        self.sweep.try_set(points);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keeps a finished measurement in the browser, made by the model loaded now.
+    pub fn save(self, measurement: Measurement) {
+        saved_measurements::save(measurement, self.engine.loaded_model().as_ref(), self.save_problem);
     }
 }

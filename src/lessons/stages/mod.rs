@@ -21,6 +21,7 @@ pub mod prompt_field;
 pub mod readout;
 pub mod reuse_panel;
 pub mod run;
+pub mod saved_measurements;
 pub mod serving_inputs;
 pub mod serving_panel;
 pub mod serving_results;

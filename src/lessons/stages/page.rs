@@ -10,6 +10,7 @@ use super::{
     prefill_panel::PrefillPanel, reuse_panel::ReusePanel, serving_panel::ServingPanel, spec_panel::SpecPanel,
     sweep_panel::SweepPanel, timeline_labels::TimelineLabels,
 };
+use crate::ui::measured_on::MeasuredOn;
 use crate::ui::prose::Prose;
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
@@ -33,6 +34,7 @@ pub fn StagesPage() -> impl IntoView {
         .map(|part| {
             let (name, rest) = part.split_once(" -->").unwrap_or((part, ""));
             view! {
+                <MeasuredOn/>
                 {panel(name, lab)}
                 <Prose html=rest.to_string()/>
             }

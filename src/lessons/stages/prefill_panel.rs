@@ -8,6 +8,7 @@ use super::number::{ms, tps};
 use super::prompt_field::{stage_prompt, PromptField};
 use super::readout::Readout;
 use super::run::{measure, Run};
+use super::saved_measurements::Measurement;
 use super::threads_panel::ThreadsPanel;
 use super::timeline::Timeline;
 use crate::ui::field::count_input;
@@ -36,7 +37,11 @@ pub fn PrefillPanel(lab: Lab) -> impl IntoView {
             CacheMode::Cold,
             max_tokens.get_untracked(),
             run,
-            |_| {},
+            move |r| {
+                if r.complete() {
+                    lab.save(Measurement::Timeline { run: r.clone() });
+                }
+            },
         );
     };
     let per_token = Signal::derive(move || {

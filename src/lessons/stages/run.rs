@@ -5,8 +5,10 @@ use crate::protocol::{CacheMode, Request, Response, StagePrompt, TokenCost};
 use crate::ui::lab::LabEngine;
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Serialised as a saved measurement (`saved_measurements.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     pub prompt: Vec<String>,
     /// Leading prompt tokens whose keys and values came from the cache.

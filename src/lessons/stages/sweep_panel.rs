@@ -8,6 +8,7 @@ use super::lab::Lab;
 use crate::ui::chart::line::{LineChart, Series};
 use super::number::{ms, tps};
 use super::run::{measure, Run};
+use super::saved_measurements::{Measurement, Point};
 use crate::protocol::{CacheMode, StagePrompt};
 use leptos::prelude::*;
 
@@ -16,18 +17,9 @@ const LENGTHS: [usize; 4] = [16, 64, 256, 1024];
 /// Decode steps timed after each prefill (fewer if the model ends its answer first).
 const DECODE_STEPS: usize = 8;
 
-/// One prompt length, its measured time to first token, and the mean time of the decode
-/// steps after it (none if the answer ended at once).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Point {
-    tokens: usize,
-    ttft_ms: f64,
-    decode_ms: Option<f64>,
-}
-
 #[component]
 pub fn SweepPanel(lab: Lab) -> impl IntoView {
-    let points = RwSignal::new(Vec::<Point>::new());
+    let points = lab.sweep;
     let current = RwSignal::new(Run::default());
     let start = move || {
         points.set(Vec::new());
@@ -84,6 +76,9 @@ pub fn SweepPanel(lab: Lab) -> impl IntoView {
 /// Measures `LENGTHS[i]`, then the next length, until the last or until one does not finish.
 fn sweep_from(lab: Lab, i: usize, current: RwSignal<Run>, points: RwSignal<Vec<Point>>) {
     let Some(&tokens) = LENGTHS.get(i) else {
+        if let Some(points) = points.try_get_untracked() {
+            lab.save(Measurement::Sweep { points });
+        }
         return;
     };
     measure(

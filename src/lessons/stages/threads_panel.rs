@@ -7,25 +7,18 @@ use super::lab::Lab;
 use super::number::{ratio, tps};
 use super::prompt_field::stage_prompt;
 use super::run::{measure, Run};
+use super::saved_measurements::{Measurement, Speeds};
 use crate::bridge::Bridge;
 use crate::protocol::{CacheMode, StagePrompt};
 use leptos::prelude::*;
 
 const PANEL: &str = "threads";
 
-/// One thread count's speeds, tokens per second.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Speeds {
-    threads: usize,
-    prefill: f64,
-    decode: f64,
-}
-
 #[component]
 pub fn ThreadsPanel(lab: Lab, text: RwSignal<String>, chat: RwSignal<bool>, max_tokens: RwSignal<usize>) -> impl IntoView {
     let bridge = expect_context::<Bridge>();
     let threads = bridge.threads();
-    let rows = RwSignal::new(Vec::<Speeds>::new());
+    let rows = lab.threads;
     let error = RwSignal::new(None::<String>);
     let start = move || {
         let (using, max) = threads.with_untracked(|t| (t.using, t.max));
@@ -60,7 +53,7 @@ pub fn ThreadsPanel(lab: Lab, text: RwSignal<String>, chat: RwSignal<bool>, max_
     };
     view! {
         <div class="threads-lab" data-testid="threads-lab">
-            <h4>"Threads: what parallelism buys in each stage"</h4>
+            <h4 id="threads-lab">"Threads: what parallelism buys in each stage"</h4>
             {move || threads.with(|t| match &t.single {
                 Some(reason) => view! { <p class="hint">{format!("The engine runs on one thread here, because {reason}.")}</p> }.into_any(),
                 None if t.max == 0 => view! { <p class="hint">"The engine is starting its threads."</p> }.into_any(),
@@ -103,6 +96,9 @@ fn measure_from(chain: Chain, n: usize) {
                 next.rows.update(|rows| rows.push(Speeds { threads: n, prefill, decode }));
                 if n < next.max {
                     return measure_from(next.clone(), n + 1);
+                }
+                if let Some(rows) = next.rows.try_get_untracked() {
+                    next.lab.save(Measurement::Threads { rows });
                 }
             }
             (_, _, Some(e)) => next.error.set(Some(e.clone())),
