@@ -358,6 +358,21 @@ test("picked, Gemma 3 270M is the model the lessons say they measured on and the
 
   await page.goto(url("/learn/generation"));
   await page.waitForSelector(`${sel("measured-on")}[data-model="gemma-3-270m.Q4_K_M"]`, { timeout: 2 * MINUTE });
+
+  // Back on SmolLM2, Lesson 2 shows the run Gemma made, and names Gemma for it, not SmolLM2.
+  await page.goto(url("/learn/stages"));
+  await page.click(sel("pick-smollm2"));
+  await page.waitForSelector(`${sel("measured-on")}[data-model="SmolLM2-135M-Instruct.Q4_1"]`, { timeout: 3 * MINUTE });
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=timeline] rect").length === 3);
+  assert.equal(
+    await page.textContent(`${sel("measured-on")} >> nth=0`),
+    "Shown: a measurement saved earlier, made on gemma-3-270m.Q4_K_M. A new run measures SmolLM2-135M-Instruct.Q4_1.",
+  );
+  // A new run is SmolLM2's own.
+  await page.click(sel("timeline-run"));
+  await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: MINUTE });
+  await page.waitForSelector(`${sel("timeline-run")}:enabled`);
+  assert.match(await page.textContent(`${sel("measured-on")} >> nth=0`), /^Measured on SmolLM2-135M-Instruct\.Q4_1, the model loaded now/);
 });
 
 test("no errors reached the console, and no request left the origin", () => {

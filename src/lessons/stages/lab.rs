@@ -40,6 +40,9 @@ pub struct Lab {
     /// Why a lab's measurement could not be saved (or the saved ones read): the lab's name
     /// and the reason.
     pub save_problem: RwSignal<Option<(&'static str, String)>>,
+    /// The labs showing a measurement saved earlier, with the model that made it (a lab's
+    /// own new measurement takes it off): "Measured on" must not name the model loaded now.
+    pub restored_from: RwSignal<Vec<(&'static str, String)>>,
 }
 
 // No `Default`: a lab needs the app's context (the bridge), which only a component has.
@@ -58,6 +61,7 @@ impl Lab {
             threads: RwSignal::new(Vec::new()),
             sweep: RwSignal::new(Vec::new()),
             save_problem: RwSignal::new(None),
+            restored_from: RwSignal::new(Vec::new()),
         };
         saved_measurements::restore(lab.save_problem, move |saved| lab.restore(saved));
         let (shape, bridge) = (lab.shape, expect_context::<Bridge>());
@@ -82,34 +86,33 @@ impl Lab {
 
     /// Shows the saved measurements in their labs, unless a lab has measured since the
     /// page opened.
-    fn restore(self, saved: Vec<Measurement>) {
+    fn restore(self, saved: Vec<(Measurement, String)>) {
         // The page was left meanwhile, or a measurement is under way (it fills its lab as it goes).
         if self.timeline.try_get_untracked().is_none() || self.engine.busy_untracked() {
             return;
         }
-        for measurement in saved {
-            match measurement {
-                Measurement::Timeline { run } => {
-                    if self.timeline.try_with_untracked(|r| r.costs.is_empty()) == Some(true) {
-                        self.timeline.try_set(run);
-                    }
-                }
-                Measurement::Threads { rows } => {
-                    if self.threads.try_with_untracked(Vec::is_empty) == Some(true) {
-                        self.threads.try_set(rows);
-                    }
-                }
-                Measurement::Sweep { points } => {
-                    if self.sweep.try_with_untracked(Vec::is_empty) == Some(true) {
-                        self.sweep.try_set(points);
-                    }
-                }
+        for (measurement, model) in saved {
+            let lab = measurement.lab();
+            let shown = match measurement {
+                Measurement::Timeline { run } => self.timeline.try_with_untracked(|r| r.costs.is_empty()) == Some(true) && self.timeline.try_set(run).is_none(),
+                Measurement::Threads { rows } => self.threads.try_with_untracked(Vec::is_empty) == Some(true) && self.threads.try_set(rows).is_none(),
+                Measurement::Sweep { points } => self.sweep.try_with_untracked(Vec::is_empty) == Some(true) && self.sweep.try_set(points).is_none(),
+            };
+            if shown {
+                self.restored_from.try_update(|r| r.push((lab, model)));
             }
         }
     }
 
+    /// The model that made what lab `lab` shows, when it was restored from a saved item.
+    pub fn restored_model(self, lab: &str) -> Option<String> {
+        self.restored_from.with(|r| r.iter().find(|(l, _)| *l == lab).map(|(_, m)| m.clone()))
+    }
+
     /// Keeps a finished measurement in the browser, made by the model loaded now.
     pub fn save(self, measurement: Measurement) {
+        let lab = measurement.lab();
+        self.restored_from.update(|r| r.retain(|(l, _)| *l != lab));
         saved_measurements::save(measurement, self.engine.loaded_model().as_ref(), self.save_problem);
     }
 }

@@ -33,8 +33,11 @@ pub fn StagesPage() -> impl IntoView {
     let labs = parts
         .map(|part| {
             let (name, rest) = part.split_once(" -->").unwrap_or((part, ""));
+            // The prefill and decode labs may show measurements saved earlier.
+            let saved_by = (name == "prefill-decode")
+                .then(|| Signal::derive(move || ["timeline", "threads", "sweep"].into_iter().find_map(|l| lab.restored_model(l))));
             view! {
-                <MeasuredOn/>
+                <MeasuredOn saved_by=saved_by/>
                 {panel(name, lab)}
                 <Prose html=rest.to_string()/>
             }

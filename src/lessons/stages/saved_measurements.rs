@@ -179,30 +179,30 @@ pub async fn open(record: &Record) -> Result<String, String> {
     Ok(format!("/learn/stages#{anchor}"))
 }
 
-/// Of `entries` (oldest first), what each lab shows: the item `pointed` names for it when
-/// it is there and readable, else its newest readable one.
-fn shown(entries: &[Entry], pointed: &[Option<String>]) -> Vec<Measurement> {
-    let readable: Vec<(&str, Measurement)> = entries
+/// Of `entries` (oldest first), what each lab shows, with the model that made it: the item
+/// `pointed` names for it when it is there and readable, else its newest readable one.
+fn shown(entries: &[Entry], pointed: &[Option<String>]) -> Vec<(Measurement, String)> {
+    let readable: Vec<(&Record, Measurement)> = entries
         .iter()
         .filter_map(|e| e.record.as_ref().ok())
         .filter(|r| r.kind == KIND)
-        .filter_map(|r| read(r).ok().map(|m| (r.id.as_str(), m)))
+        .filter_map(|r| read(r).ok().map(|m| (r, m)))
         .collect();
     LABS.iter()
         .zip(pointed)
         .filter_map(|((lab, _), pointed)| {
             let mine = || readable.iter().filter(|(_, m)| m.lab() == *lab);
             mine()
-                .find(|(id, _)| Some(*id) == pointed.as_deref())
+                .find(|(r, _)| Some(&r.id) == pointed.as_ref())
                 .or_else(|| mine().last())
-                .map(|(_, m)| m.clone())
+                .map(|(r, m)| (m.clone(), r.model.clone()))
         })
         .collect()
 }
 
 /// Reads what each lab showed last and hands it to `restored`; a store that cannot be read
 /// is said in `problem` (under the first lab).
-pub fn restore(problem: RwSignal<Option<(&'static str, String)>>, restored: impl FnOnce(Vec<Measurement>) + 'static) {
+pub fn restore(problem: RwSignal<Option<(&'static str, String)>>, restored: impl FnOnce(Vec<(Measurement, String)>) + 'static) {
     wasm_bindgen_futures::spawn_local(async move {
         let result = async {
             let entries = store::list().await?;
@@ -239,6 +239,7 @@ mod tests {
     fn entry(id: &str, measurement: &Measurement) -> Entry {
         let mut record = record(measurement, None);
         record.id = id.into();
+        record.model = format!("model of {id}");
         Entry { id: id.into(), record: Ok(record) }
     }
 
@@ -274,10 +275,12 @@ mod tests {
         let (a, b) = (threads(&[(1, 5.0), (2, 9.0)]), threads(&[(1, 6.0), (2, 8.0)]));
         let sweep = Measurement::Sweep { points: vec![Point { tokens: 16, ttft_ms: 9.0, decode_ms: Some(2.0) }] };
         let entries = [entry("a", &a), entry("s", &sweep), entry("b", &b)];
-        assert_eq!(shown(&entries, &[None, None, None]), vec![b.clone(), sweep.clone()], "the newest of each lab");
+        // Each with the model its record names.
+        let made = |m: &Measurement, id: &str| (m.clone(), format!("model of {id}"));
+        assert_eq!(shown(&entries, &[None, None, None]), vec![made(&b, "b"), made(&sweep, "s")], "the newest of each lab");
         let pointed = [None, Some("a".to_string()), None];
-        assert_eq!(shown(&entries, &pointed), vec![a, sweep.clone()], "the one its pointer names");
+        assert_eq!(shown(&entries, &pointed), vec![made(&a, "a"), made(&sweep, "s")], "the one its pointer names");
         let gone = [None, Some("deleted".to_string()), Some("b".to_string())];
-        assert_eq!(shown(&entries, &gone), vec![b, sweep], "a pointer to another lab's or a deleted item is not followed");
+        assert_eq!(shown(&entries, &gone), vec![made(&b, "b"), made(&sweep, "s")], "a pointer to another lab's or a deleted item is not followed");
     }
 }
