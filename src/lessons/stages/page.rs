@@ -10,13 +10,11 @@ use super::{
     prefill_panel::PrefillPanel, reuse_panel::ReusePanel, serving_panel::ServingPanel, spec_panel::SpecPanel,
     sweep_panel::SweepPanel, timeline_labels::TimelineLabels,
 };
-use crate::ui::prose::Prose;
+use crate::ui::prose::prose_with_labs;
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::{exercises, render::to_html};
 use leptos::prelude::*;
-
-const LAB_MARKER: &str = "<!-- lab: ";
 
 #[component]
 pub fn StagesPage() -> impl IntoView {
@@ -27,23 +25,11 @@ pub fn StagesPage() -> impl IntoView {
     let lab = Lab::new();
     let (prose, exercises) = exercises::split(lesson.markdown());
     let html = to_html(&prose, lesson.slug());
-    let mut parts = html.split(LAB_MARKER);
-    let first = parts.next().unwrap_or_default().to_string();
-    let labs = parts
-        .map(|part| {
-            let (name, rest) = part.split_once(" -->").unwrap_or((part, ""));
-            view! {
-                {panel(name, lab)}
-                <Prose html=rest.to_string()/>
-            }
-        })
-        .collect_view();
     view! {
         <article class="lesson" data-testid="lesson-stages">
             <LessonToc/>
             <div data-testid="interactive-stages" data-lesson="stages">
-                <Prose html=first/>
-                {labs}
+                {prose_with_labs(&html, |name| panel(name, lab))}
                 {exercises.into_iter().map(|exercise| view! { <ExerciseCard exercise=exercise lab=lab/> }).collect_view()}
             </div>
         </article>
