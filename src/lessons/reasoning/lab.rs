@@ -98,6 +98,10 @@ impl Lab {
         if self.engine.busy_untracked() {
             return;
         }
+        if !self.engine.chat_model() {
+            // Run is off then; this is for a submit that bypasses the button.
+            return self.problem.set(Some(needs_chat("The loaded model", crate::model_file::default_built_in().name)));
+        }
         let experiment = match self.settings.experiment() {
             Ok(e) => e,
             Err(message) => return self.problem.set(Some(message)),
@@ -182,6 +186,11 @@ impl Lab {
             }
         }
     }
+}
+
+/// Why a base model cannot run this lab, in one sentence.
+pub fn needs_chat(model: &str, default: &str) -> String {
+    format!("{model} is a base model with no chat template, and every strategy here is a chat prompt (a question with an instruction to answer, or to think step by step first), so Run is off: pick {default} or another chat model above.")
 }
 
 /// The page's clock, in milliseconds.
