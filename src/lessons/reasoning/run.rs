@@ -7,6 +7,7 @@ use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::stats::wilson_interval;
 use engine::reasoning::strategy::{summarize, ItemResult, Strategy, Summary};
 use engine::reasoning::task::Task;
+use engine::reasoning::trace_depth::SampleDepth;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunState {
@@ -41,7 +42,19 @@ pub struct Run {
     pub faithfulness: Vec<Faithfulness>,
     /// The budget sweep's results, task by task, each task at every budget in order.
     pub sweep: Vec<SweepItem>,
+    /// The depth of its traces, task run by task run, when the experiment measured depth.
+    pub depth: Vec<DepthRecord>,
     pub state: RunState,
+}
+
+/// The depth of one task run's samples, in sample order (`Response::ExperimentDepth`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DepthRecord {
+    /// The index of its result in `Run::results`.
+    pub result: usize,
+    pub samples: Vec<Option<SampleDepth>>,
+    /// What scoring them took in the worker.
+    pub depth_ms: f64,
 }
 
 /// One task under chain of thought at one budget of the sweep.
@@ -93,6 +106,7 @@ impl Run {
             results: Vec::new(),
             faithfulness: Vec::new(),
             sweep: Vec::new(),
+            depth: Vec::new(),
             state: RunState::Running,
         }
     }
