@@ -120,6 +120,29 @@ test("the lesson loads with labelled controls; bad settings get a message and ru
   }
 });
 
+test("the default run shows a difference worth discussing, the one the CLI measures", { timeout: 5 * MINUTE }, async (t) => {
+  // A fresh page has the default settings.
+  await page.reload();
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  assert.equal(await run({ timeout: 4 * MINUTE }), "finished");
+  const [directCli, cotCli] = (await page.$$eval(`${sel("cli-commands")} li`, (lis) => lis.map((li) => li.textContent))).map(cli);
+  assert.equal(directCli.strategy, "direct");
+  assert.equal(cotCli.strategy, "cot");
+  const { direct, cot } = await table();
+  assert.deepEqual([direct.correct, cot.correct], [directCli.correct, cotCli.correct], "browser vs CLI");
+  // The two strategies disagree on enough of the same tasks, in one direction, for the
+  // paired test to say something: p below the checks' "shows nothing" line of 0.5.
+  const row = await page.$eval(`${sel("paired-comparison")} li[data-first=direct][data-second=cot]`, (li) => ({ ...li.dataset }));
+  const right = (items) => items.map((i) => i.correct);
+  const [d, c] = [right(directCli.items), right(cotCli.items)];
+  const onlyDirect = d.filter((x, i) => x && !c[i]).length;
+  const onlyCot = d.filter((x, i) => !x && c[i]).length;
+  assert.deepEqual([Number(row.onlyFirst), Number(row.onlySecond)], [onlyDirect, onlyCot]);
+  assert.ok(Math.abs(Number(row.p) - mcnemar(onlyDirect, onlyCot)) < 1e-12);
+  assert.ok(Number(row.p) < 0.5, `McNemar's p = ${row.p} on the default run: it shows nothing`);
+  t.diagnostic(`default run: direct ${direct.correct}/${direct.n}, chain of thought ${cot.correct}/${cot.n}, p = ${row.p}`);
+});
+
 test("a 3-task direct experiment fills the table with measured numbers, the same as the CLI's", { timeout: 4 * MINUTE }, async () => {
   await configure({ strategies: ["direct"], limit: 3, seed: 2 });
   assert.match(await text("plan"), /3 tasks × 1 strategy/);
