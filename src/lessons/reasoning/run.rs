@@ -112,11 +112,18 @@ impl Run {
     }
 
     /// What the results show: the complete tasks only, so that it changes once per task.
+    /// Without the depth records, which the depth panels read from the run itself: they are
+    /// most of a run's size, and each part of the evidence takes its own snapshot.
     pub fn snapshot(&self) -> Run {
         Run {
+            number: self.number,
+            experiment: self.experiment.clone(),
+            tasks: self.tasks.clone(),
             results: self.complete_results().to_vec(),
             faithfulness: self.complete_faithfulness().to_vec(),
-            ..self.clone()
+            sweep: self.sweep.clone(),
+            depth: Vec::new(),
+            state: self.state.clone(),
         }
     }
 
