@@ -225,7 +225,7 @@ test("each section's evidence follows its own text, and every part leads back to
   assert.deepEqual(Object.fromEntries(before), {
     budget: "Chain of thought. The prompt asks the mo",
     strategies: "Hidden tokens also count against the out",
-    checker: "A reply that names several candidates (\"",
+    checker: "A reply that names several candidates (“",
     depth: "Read the length chart below with care: h",
     faithfulness: "Three tests from the faithfulness litera",
     "small-model": "The lesson therefore reports whatever th",
