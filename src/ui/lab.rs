@@ -43,6 +43,12 @@ impl LabEngine {
         self.bridge.loaded_untracked()
     }
 
+    /// Whether the loaded model is a base model (no chat template), tracked: for a panel
+    /// that can only run chat prompts.
+    pub fn base_model(&self) -> bool {
+        matches!(self.bridge.status().get(), ModelStatus::Ready(info) if !info.chat_template)
+    }
+
     /// The weights' size, once the model is loaded.
     pub fn weight_bytes(&self) -> Option<u64> {
         match self.bridge.status().get() {

@@ -1,5 +1,6 @@
-//! Rendered Markdown, and the jump to `#fragment` once it exists: on a deep link the
-//! browser looks for the fragment before the page has rendered it.
+//! Rendered Markdown, with the panels its text places by name (`<!-- lab: NAME -->`), and
+//! the jump to `#fragment` once it exists: on a deep link the browser looks for the fragment
+//! before the page has rendered it.
 
 use leptos::prelude::*;
 
@@ -7,6 +8,30 @@ use leptos::prelude::*;
 pub fn Prose(html: String) -> impl IntoView {
     Effect::new(move |_| request_animation_frame(scroll_to_hash));
     view! { <div class="prose" inner_html=html></div> }
+}
+
+/// Where a lesson's text places one of its panels: `<!-- lab: NAME -->`.
+const LAB_MARKER: &str = "<!-- lab: ";
+
+/// The rendered text with each marked panel (`panel(NAME)`) where its marker stands, so
+/// that a section's evidence follows its own text.
+pub fn prose_with_labs(html: &str, panel: impl Fn(&str) -> AnyView) -> AnyView {
+    let mut parts = html.split(LAB_MARKER);
+    let first = parts.next().unwrap_or_default().to_string();
+    let labs = parts
+        .map(|part| {
+            let (name, rest) = part.split_once(" -->").unwrap_or((part, ""));
+            view! {
+                {panel(name)}
+                <Prose html=rest.to_string()/>
+            }
+        })
+        .collect_view();
+    view! {
+        <Prose html=first/>
+        {labs}
+    }
+    .into_any()
 }
 
 fn scroll_to_hash() {

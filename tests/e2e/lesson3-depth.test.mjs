@@ -118,6 +118,55 @@ test("Think@n compares with the plain vote on the same samples, for any P", { ti
   assert.match(await page.textContent(sel("think-summary")), /stopping the others after 1 token\./);
 });
 
+/** Removes `depth` from every saved Lesson 3 run in the browser's store, as a run saved
+ * before depth was saved has none. */
+const dropSavedDepth = () =>
+  page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open("inference-playground", 1);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction("items", "readwrite");
+          const items = tx.objectStore("items");
+          const cursor = items.openCursor();
+          cursor.onsuccess = () => {
+            const c = cursor.result;
+            if (!c) return;
+            const record = typeof c.value === "string" ? JSON.parse(c.value) : null;
+            if (record?.kind === "reasoning-run") {
+              delete record.body.depth;
+              c.update(JSON.stringify(record));
+            }
+            c.continue();
+          };
+          tx.oncomplete = () => resolve();
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+  );
+
+test("a saved run reopened shows its depth panels; an older saved run without depth still opens", { timeout: 4 * MINUTE }, async () => {
+  const all = await points();
+  const correlation = await page.textContent(sel("depth-correlation"));
+  await page.reload();
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("depth-point"));
+  assert.deepEqual(await points(), all, "the same traces, the same figures");
+  assert.equal(await page.textContent(sel("depth-correlation")), correlation);
+  assert.equal(await page.getAttribute(sel("think-at-n"), "data-tasks"), "2");
+  assert.equal(await page.locator(`${sel("depth-trace")} span`).count(), all[0].tokens);
+
+  // A run saved before depth was saved has no `depth`: it opens, its depth panels empty.
+  await dropSavedDepth();
+  await page.reload();
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForSelector(`${sel("results-table")} tbody tr`);
+  assert.equal(await page.getAttribute(sel("run-status"), "data-state"), "finished");
+  assert.equal(await page.locator(sel("depth-point")).count(), 0);
+  assert.equal(await page.$(sel("save-error")), null);
+});
+
 test("the depth panels fit 390 px, pass axe-core, and log no console errors", { timeout: MINUTE }, async () => {
   await assertAccessible(page, "Lesson 3 with depth");
   await page.setViewportSize({ width: 390, height: 844 });

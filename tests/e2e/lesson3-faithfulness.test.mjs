@@ -37,7 +37,8 @@ test("before a run, the panels say how to get one; faithfulness needs chain of t
   await page.waitForSelector(sel("faithfulness-none"));
   // The panels sit in the lesson's text, right after "A trace is not an explanation".
   const heading = await page.evaluate(() => {
-    let el = document.querySelector("[data-testid=faithfulness-none]");
+    // The panels' part of the run's evidence (`evidence.rs`), in the text.
+    let el = document.querySelector("[data-testid=faithfulness-none]").closest("[data-testid=evidence]");
     while (el && !el.previousElementSibling) el = el.parentElement;
     for (let p = el?.previousElementSibling; p; p = p.previousElementSibling) {
       const h = p.matches("h2") ? p : [...p.querySelectorAll("h2")].pop();

@@ -120,6 +120,29 @@ test("the lesson loads with labelled controls; bad settings get a message and ru
   }
 });
 
+test("the default run shows a difference worth discussing, the one the CLI measures", { timeout: 5 * MINUTE }, async (t) => {
+  // A fresh page has the default settings.
+  await page.reload();
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  assert.equal(await run({ timeout: 4 * MINUTE }), "finished");
+  const [directCli, cotCli] = (await page.$$eval(`${sel("cli-commands")} li`, (lis) => lis.map((li) => li.textContent))).map(cli);
+  assert.equal(directCli.strategy, "direct");
+  assert.equal(cotCli.strategy, "cot");
+  const { direct, cot } = await table();
+  assert.deepEqual([direct.correct, cot.correct], [directCli.correct, cotCli.correct], "browser vs CLI");
+  // The two strategies disagree on enough of the same tasks, in one direction, for the
+  // paired test to say something: p below the checks' "shows nothing" line of 0.5.
+  const row = await page.$eval(`${sel("paired-comparison")} li[data-first=direct][data-second=cot]`, (li) => ({ ...li.dataset }));
+  const right = (items) => items.map((i) => i.correct);
+  const [d, c] = [right(directCli.items), right(cotCli.items)];
+  const onlyDirect = d.filter((x, i) => x && !c[i]).length;
+  const onlyCot = d.filter((x, i) => !x && c[i]).length;
+  assert.deepEqual([Number(row.onlyFirst), Number(row.onlySecond)], [onlyDirect, onlyCot]);
+  assert.ok(Math.abs(Number(row.p) - mcnemar(onlyDirect, onlyCot)) < 1e-12);
+  assert.ok(Number(row.p) < 0.5, `McNemar's p = ${row.p} on the default run: it shows nothing`);
+  t.diagnostic(`default run: direct ${direct.correct}/${direct.n}, chain of thought ${cot.correct}/${cot.n}, p = ${row.p}`);
+});
+
 test("a 3-task direct experiment fills the table with measured numbers, the same as the CLI's", { timeout: 4 * MINUTE }, async () => {
   await configure({ strategies: ["direct"], limit: 3, seed: 2 });
   assert.match(await text("plan"), /3 tasks × 1 strategy/);
@@ -161,6 +184,77 @@ test("a 3-task direct experiment fills the table with measured numbers, the same
   };
   assert.equal(await text("length-summary"), `In this run, ${part(true)}; ${part(false)}.`);
   assert.match(await text("trace-note"), /need not reveal what caused the model's answer/);
+});
+
+test("each section's evidence follows its own text, and every part leads back to the run's controls", { timeout: MINUTE }, async () => {
+  // The lesson's headings and parts in document order: each part closes its section.
+  const order = await page.$$eval(
+    `${sel("lesson-reasoning")} :is(h1, h2, [data-testid=evidence], [data-testid=interactive-reasoning])`,
+    (els) => els.map((el) => (/^H[12]$/.test(el.tagName) ? el.textContent.trim() : `[${el.dataset.part ?? "controls"}]`)),
+  );
+  assert.deepEqual(order, [
+    "Lesson 3: Reasoning compute",
+    "[controls]",
+    "Run an experiment",
+    "Strategies on this page",
+    "[budget]",
+    "[strategies]",
+    "How correctness is checked",
+    "[checker]",
+    "Length is not quality",
+    "[depth]",
+    "A trace is not an explanation",
+    "[faithfulness]",
+    "A small model",
+    "[small-model]",
+    "More samples: coverage against voting",
+    "[sampling]",
+    "What to compare",
+    "[repeat]",
+    "Try it",
+  ]);
+  // Within its section, each part comes right after the text that makes its claim.
+  const before = await page.$$eval(sel("evidence"), (parts) =>
+    parts.map((part) => {
+      // The paragraph as read: a glossary term's tooltip is not part of its text.
+      const paragraph = part.previousElementSibling.lastElementChild.cloneNode(true);
+      paragraph.querySelectorAll(".term-tip").forEach((tip) => tip.remove());
+      return [part.dataset.part, paragraph.textContent.slice(0, 40)];
+    }),
+  );
+  assert.deepEqual(Object.fromEntries(before), {
+    budget: "Chain of thought. The prompt asks the mo",
+    strategies: "Hidden tokens also count against the out",
+    checker: "A reply that names several candidates (“",
+    depth: "Read the length chart below with care: h",
+    faithfulness: "Three tests from the faithfulness litera",
+    "small-model": "The lesson therefore reports whatever th",
+    sampling: "With self-consistency at N samples, the ",
+    repeat: "Use the same tasks, the same seed and th",
+  });
+  // The run's evidence is in its part: the table beside the strategies, the tasks beside the checker.
+  assert.equal(await page.locator(`${sel("evidence")}[data-part=strategies] ${sel("results-table")}`).count(), 1);
+  assert.equal(await page.locator(`${sel("evidence")}[data-part=checker] ${sel("item")}`).count(), 3);
+  assert.equal(await page.locator(`${sel("evidence")}[data-part=depth] ${sel("length-chart")}`).count(), 1);
+  assert.equal(await page.locator(`${sel("evidence")}[data-part=small-model] ${sel("category-table")}`).count(), 1);
+  assert.match(await page.textContent(`${sel("evidence")}[data-part=budget] ${sel("evidence-needs")}`), /Tick Budget sweep/);
+
+  // Every part says which run it shows and takes the reader back to its controls.
+  const links = page.locator(`${sel("evidence")} ${sel("run-link")}`);
+  assert.equal(await links.count(), 8);
+  const number = await page.getAttribute(sel("run-status"), "data-run");
+  for (let i = 0; i < 8; i++) {
+    const link = links.nth(i);
+    assert.equal(await link.getAttribute("data-run"), number);
+    assert.equal(await link.getAttribute("data-state"), "finished");
+    assert.match(await link.textContent(), new RegExp(`^From run ${number} \\(finished, 3 tasks\\)`));
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await link.locator("a").click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "l3-lab");
+    const top = await page.locator("#l3-lab").evaluate((h) => h.getBoundingClientRect().top);
+    assert.ok(top > -2 && top < 900, `the controls' heading is on screen (top ${top})`);
+    assert.equal(new URL(page.url()).pathname, "/learn/reasoning", "the link stays on the lesson");
+  }
 });
 
 test("the results download as CSV and JSON from a same-origin Blob", { timeout: MINUTE }, async () => {
@@ -338,4 +432,32 @@ test("the results fit a 390 px screen; no console errors; no request left the or
   }
   assert.deepEqual(session.consoleErrors, []);
   assert.deepEqual(session.foreign(), [], "no request left the origin");
+});
+
+/** Waits until the model named `name` is loaded. */
+async function loaded(name, timeout = 3 * MINUTE) {
+  await page.waitForFunction(
+    (name) => document.querySelector("[data-testid=model-status]")?.dataset.state === "ready" &&
+      document.querySelector("[data-testid=model-name]")?.textContent === name,
+    name,
+    { timeout },
+  );
+}
+
+test("with a base model, the lab says in one sentence why it cannot run, and Run is off; a chat model runs it", { timeout: 6 * MINUTE }, async () => {
+  await page.click(sel("pick-gemma3-270m"));
+  await loaded("Gemma 3 270M");
+  const why = await text("reasoning-needs-chat");
+  assert.match(why, /^Gemma 3 270M is a base model with no chat template, .* so Run is off: pick SmolLM2-135M-Instruct or another chat model above\.$/);
+  assert.equal(why.match(/\. /g), null, "one sentence");
+  assert.ok(await page.isDisabled(sel("run-experiment")));
+  assert.equal(await page.$(sel("model-dependence")), null, "the base model's reason replaces the notice for other chat models");
+  // Enter in a field does not start it either.
+  await page.press(sel("limit"), "Enter");
+  assert.equal(await page.getAttribute(sel("run-status"), "data-state"), "finished", "the last run is still the one shown");
+
+  await page.click(sel("pick-smollm2"));
+  await loaded("SmolLM2-135M-Instruct");
+  assert.equal(await page.$(sel("reasoning-needs-chat")), null);
+  assert.ok(await page.isEnabled(sel("run-experiment")));
 });

@@ -23,11 +23,11 @@ pub fn DepthPanel(lab: Lab) -> impl IntoView {
     // these memos change.
     let points = Memo::new(move |_| {
         let t = thresholds.get();
-        lab.run.with(|run| lab.depth.with(|records| run.as_ref().map(|run| points(run, records, t)).unwrap_or_default()))
+        lab.run.with(|run| run.as_ref().map(|run| points(run, t)).unwrap_or_default())
     });
     let tasks = Memo::new(move |_| {
         let t = thresholds.get();
-        lab.run.with(|run| lab.depth.with(|records| run.as_ref().map(|run| think_tasks(run, records, t)).unwrap_or_default()))
+        lab.run.with(|run| run.as_ref().map(|run| think_tasks(run, t)).unwrap_or_default())
     });
     let has_points = Memo::new(move |_| points.with(|p| !p.is_empty()));
     move || {
@@ -49,7 +49,7 @@ pub fn DepthPanel(lab: Lab) -> impl IntoView {
         let layers = points.with_untracked(|p| p[0].depth.tokens.first().map_or(0, |t| t.jsd.len()));
         let cost_text = move || {
             let (generation_ms, depth_ms) =
-                lab.run.with(|run| lab.depth.with(|records| run.as_ref().map_or((0.0, 0.0), |run| cost(run, records))));
+                lab.run.with(|run| run.as_ref().map_or((0.0, 0.0), cost));
             let factor = (generation_ms + depth_ms) / generation_ms.max(1e-9);
             let text = format!(
                 "Measuring depth on this run took {:.1} s on top of the {:.1} s these traces took to write: {factor:.1}× the time of the same run without it.",

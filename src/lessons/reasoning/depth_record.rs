@@ -1,23 +1,13 @@
-//! The depth a run measured (`Response::ExperimentDepth`, one record per scored task run),
-//! and what the depth panels read from it under the learner's g and ρ: one point per trace,
-//! the cost of measuring, the Think@n input. Shared by the lab, which stores the records,
-//! and the panels, which draw them.
+//! What the depth panels read from the depth a run measured (`Run::depth`, one record per
+//! scored task run) under the learner's g and ρ: one point per trace, the cost of
+//! measuring, the Think@n input.
 
 use super::run::Run;
 use engine::probe::depth::{settle, Thresholds};
 use engine::reasoning::depth_stats::{ThinkSample, ThinkTask};
 use engine::reasoning::strategy::Strategy;
 use engine::reasoning::trace_depth::SampleDepth;
-
-/// The depth of one task run's samples, in sample order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DepthRecord {
-    /// The index of its result in `Run::results`.
-    pub result: usize,
-    pub samples: Vec<Option<SampleDepth>>,
-    /// What scoring them took in the worker.
-    pub depth_ms: f64,
-}
+use super::run::DepthRecord;
 
 /// One scored trace: a chain of thought or one self-consistency sample.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,15 +34,15 @@ impl Point {
 }
 
 /// The records of the run's complete tasks (those the results show).
-fn shown<'a>(run: &'a Run, records: &'a [DepthRecord]) -> impl Iterator<Item = &'a DepthRecord> {
+fn shown(run: &Run) -> impl Iterator<Item = &DepthRecord> {
     let complete = run.complete_results().len();
-    records.iter().filter(move |r| r.result < complete)
+    run.depth.iter().filter(move |r| r.result < complete)
 }
 
 /// Every scored trace of the run, in the run's order.
-pub fn points(run: &Run, records: &[DepthRecord], t: Thresholds) -> Vec<Point> {
+pub fn points(run: &Run, t: Thresholds) -> Vec<Point> {
     let mut out = Vec::new();
-    for record in shown(run, records) {
+    for record in shown(run) {
         let result = &run.results[record.result];
         for (i, (depth, sample)) in record.samples.iter().zip(&result.samples).enumerate() {
             let Some(depth) = depth else { continue };
@@ -72,13 +62,13 @@ pub fn points(run: &Run, records: &[DepthRecord], t: Thresholds) -> Vec<Point> {
 
 /// What measuring depth cost on this run: the generation time of the scored task runs and
 /// the scoring time, in ms.
-pub fn cost(run: &Run, records: &[DepthRecord]) -> (f64, f64) {
-    shown(run, records).fold((0.0, 0.0), |(gen, depth), r| (gen + run.results[r.result].latency_ms, depth + r.depth_ms))
+pub fn cost(run: &Run) -> (f64, f64) {
+    shown(run).fold((0.0, 0.0), |(gen, depth), r| (gen + run.results[r.result].latency_ms, depth + r.depth_ms))
 }
 
 /// Self-consistency's tasks with their samples' answers and deep tokens, for Think@n.
-pub fn think_tasks(run: &Run, records: &[DepthRecord], t: Thresholds) -> Vec<ThinkTask> {
-    shown(run, records)
+pub fn think_tasks(run: &Run, t: Thresholds) -> Vec<ThinkTask> {
+    shown(run)
         .filter_map(|record| {
             let result = &run.results[record.result];
             (result.strategy == Strategy::SelfConsistency).then(|| ThinkTask {

@@ -40,7 +40,7 @@ pub fn FaithfulnessPanel(lab: Lab) -> impl IntoView {
         let Some(t) = tested.get().filter(|t| t.asked) else {
             return view! {
                 <p class="hint" data-testid="faithfulness-none">
-                    "These three tests run on your own chain-of-thought traces. In the experiment below (Run an experiment), tick Chain of thought and Test faithfulness, then run: the results appear here."
+                    "These three tests run on your own chain-of-thought traces. In Run an experiment (above), tick Chain of thought and Test faithfulness, then run: the results appear here."
                 </p>
             }
             .into_any();

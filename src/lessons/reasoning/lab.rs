@@ -2,8 +2,7 @@
 //! keeps the latest run and every finished one (the exercises check those), saved in the
 //! browser (`saved_runs.rs`) so that they outlive the page.
 
-use super::depth_record::DepthRecord;
-use super::run::{Run, RunState, SweepItem};
+use super::run::{DepthRecord, Run, RunState, SweepItem};
 use super::saved_runs;
 use super::settings::Settings;
 use crate::protocol::{Request, Response};
@@ -43,8 +42,6 @@ pub struct Lab {
     pub progress: RwSignal<Progress>,
     /// Every finished run, the saved ones included, oldest first.
     pub history: RwSignal<Vec<Run>>,
-    /// The depth of the latest run's traces, item by item, when it measured depth.
-    pub depth: RwSignal<Vec<DepthRecord>>,
     /// Why the last Run did not start, if it did not.
     pub problem: RwSignal<Option<String>>,
     /// Why the last finished run could not be saved (or the saved ones read).
@@ -63,7 +60,6 @@ impl Lab {
             progress: RwSignal::new(Progress::default()),
             history: RwSignal::new(Vec::new()),
             problem: RwSignal::new(None),
-            depth: RwSignal::new(Vec::new()),
             save_problem: RwSignal::new(None),
             engine: LabEngine::new(),
         };
@@ -98,6 +94,10 @@ impl Lab {
         if self.engine.busy_untracked() {
             return;
         }
+        if !self.engine.chat_model() {
+            // Run is off then; this is for a submit that bypasses the button.
+            return self.problem.set(Some(needs_chat("The loaded model", crate::model_file::default_built_in().name)));
+        }
         let experiment = match self.settings.experiment() {
             Ok(e) => e,
             Err(message) => return self.problem.set(Some(message)),
@@ -116,7 +116,6 @@ impl Lab {
             testing: None,
         });
         self.run.set(Some(run));
-        self.depth.set(Vec::new());
         let lab = self;
         // The page may be left mid-run: the signals may be gone when a response arrives.
         self.engine.send(
@@ -138,9 +137,11 @@ impl Lab {
                     }
                     Response::ExperimentDepth { samples, depth_ms } => {
                         // It follows its item's `ExperimentItem`, the last result so far.
-                        let result = lab.run.try_with_untracked(|r| r.as_ref().map_or(0, |r| r.results.len())).unwrap_or(0);
-                        lab.depth.try_update(|d| {
-                            d.push(DepthRecord { result: result.saturating_sub(1), samples, depth_ms })
+                        lab.run.try_update(|run| {
+                            run.as_mut().map(|r| {
+                                let result = r.results.len().saturating_sub(1);
+                                r.depth.push(DepthRecord { result, samples, depth_ms })
+                            })
                         });
                     }
                     Response::ExperimentSweepItem { budget, result } => {
@@ -182,6 +183,11 @@ impl Lab {
             }
         }
     }
+}
+
+/// Why a base model cannot run this lab, in one sentence.
+pub fn needs_chat(model: &str, default: &str) -> String {
+    format!("{model} is a base model with no chat template, and every strategy here is a chat prompt (a question with an instruction to answer, or to think step by step first), so Run is off: pick {default} or another chat model above.")
 }
 
 /// The page's clock, in milliseconds.

@@ -1,4 +1,4 @@
-//! Lesson 3's interactive part: the experiment runner, its results and the exercises.
+//! Lesson 3's interactive part: the experiment runner, its evidence beside the text, and the exercises.
 
 mod accuracy_chart;
 mod budget_sweep;
@@ -8,6 +8,7 @@ mod checks;
 mod depth_panel;
 mod depth_record;
 mod depth_scatter;
+mod evidence;
 mod depth_trace;
 mod exercises;
 mod faithfulness_early;
@@ -22,18 +23,15 @@ mod length_chart;
 mod names;
 pub mod page;
 mod paired;
-mod results;
 mod results_table;
 mod run;
+mod run_link;
 mod runner;
 pub mod saved_runs;
 mod scaling_chart;
 mod settings;
 mod think_at_n;
 
-pub use depth_panel::DepthPanel;
 pub use exercises::Exercises;
-pub use faithfulness_panel::FaithfulnessPanel;
 pub use lab::Lab;
-pub use results::Results;
 pub use runner::Runner;

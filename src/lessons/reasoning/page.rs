@@ -1,12 +1,15 @@
-//! `/learn/reasoning`: Lesson 3. Its text, with the faithfulness panels where the text marks
-//! them (`<!-- lab: faithfulness -->`, beside "A trace is not an explanation"), the
-//! experiment runner where it marks it (`<!-- interactive -->`), then "Try it" with a check
-//! beside each exercise.
+//! `/learn/reasoning`: Lesson 3. Its text, with the run's controls and each part of the
+//! run's evidence where the text marks them (`<!-- lab: NAME -->`: `run` for the controls,
+//! the others in `evidence.rs`), each beside the section it tests, then "Try it" with a
+//! check beside each exercise.
 
 use crate::routes::set_title;
-use super::{DepthPanel, Exercises, FaithfulnessPanel, Lab, Results, Runner};
+use super::evidence::evidence;
+use super::run_link::CONTROLS_ID;
+use super::lab::needs_chat;
+use super::{Exercises, Lab, Runner};
 use crate::ui::measured_on::MeasuredOn;
-use crate::ui::prose::Prose;
+use crate::ui::prose::prose_with_labs;
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
@@ -14,51 +17,69 @@ use crate::model_choice::Choice;
 use crate::model_file::default_built_in;
 use leptos::prelude::*;
 
-/// Where the text wants the faithfulness panels.
-const FAITHFULNESS_MARKER: &str = "<!-- lab: faithfulness -->";
-
 #[component]
 pub fn Reasoning() -> impl IntoView {
     let lesson = Lesson::Reasoning;
     set_title(&lesson.title());
     // This page runs the model: it loads now, if no earlier page loaded it.
-    let bridge = expect_context::<crate::bridge::Bridge>();
-    bridge.need_model();
-    let choice = bridge.choice();
+    expect_context::<crate::bridge::Bridge>().need_model();
     let (before, after) = lesson
         .markdown()
         .split_once(INTERACTIVE_MARKER)
         .unwrap_or((lesson.markdown(), ""));
     let html = to_html(before, lesson.slug());
-    let (text, more_text) = html.split_once(FAITHFULNESS_MARKER).unwrap_or((&html, ""));
-    let (text, more_text) = (text.to_string(), more_text.to_string());
     let lab = Lab::new();
     view! {
         <article class="lesson" data-testid="lesson-reasoning">
             <LessonToc/>
-            <Prose html=text/>
-            <MeasuredOn/>
-            <FaithfulnessPanel lab=lab/>
-            <Prose html=more_text/>
-            <section class="lab" data-testid="interactive-reasoning" aria-labelledby="l3-lab">
-                <h2 id="l3-lab">"Run an experiment"</h2>
-                <MeasuredOn/>
-                {move || {
-                    let default = default_built_in();
-                    (choice.get() != Choice::BuiltIn(default)).then(|| view! {
-                        <p class="notice" data-testid="model-dependence">
-                            {format!(
-                                "This lab runs {}, the model loaded now. Its task set, its prompts and the figures this lesson quotes were written for {}, an instruct model: another model's results show that model, and a base model has no chat template for the strategies' prompts. Pick {} above to run the lesson as written.",
-                                choice.get().name(), default.name, default.name
-                            )}
-                        </p>
-                    })
-                }}
-                <Runner lab=lab/>
-                <Results lab=lab/>
-                <DepthPanel lab=lab/>
-            </section>
+            {prose_with_labs(&html, move |name| panel(name, lab))}
             <Exercises markdown=after lab=lab/>
         </article>
+    }
+}
+
+fn panel(name: &str, lab: Lab) -> AnyView {
+    if name == "run" {
+        return view! { <Controls lab=lab/> }.into_any();
+    }
+    // The faithfulness tests run on their own, on the model loaded now.
+    let measured = (name == "faithfulness").then(|| view! { <MeasuredOn/> });
+    evidence(name, lab).map(|panel| view! { {measured} {panel} }.into_any()).unwrap_or_else(|| {
+        web_sys::console::warn_1(&format!("reasoning.md names an unknown lab: {name}").into());
+        ().into_any()
+    })
+}
+
+/// The run's settings, Run and Cancel, and its progress, with what the loaded model means
+/// for the lab.
+#[component]
+fn Controls(lab: Lab) -> impl IntoView {
+    let choice = expect_context::<crate::bridge::Bridge>().choice();
+    let notice = move || {
+        let default = default_built_in();
+        let name = choice.get().name();
+        if lab.engine.base_model() {
+            Some(view! {
+                <p class="notice" data-testid="reasoning-needs-chat">{needs_chat(&name, default.name)}</p>
+            }.into_any())
+        } else {
+            (choice.get() != Choice::BuiltIn(default)).then(|| view! {
+                <p class="notice" data-testid="model-dependence">
+                    {format!(
+                        "This lab runs {name}, the model loaded now. Its task set, its prompts and the figures this lesson quotes were written for {}: another model's results show that model. Pick {} above to run the lesson as written.",
+                        default.name, default.name
+                    )}
+                </p>
+            }.into_any())
+        }
+    };
+    view! {
+        <section class="lab" data-testid="interactive-reasoning" aria-labelledby=CONTROLS_ID>
+            <h2 id=CONTROLS_ID>"Run an experiment"</h2>
+            <MeasuredOn/>
+            <p>"One run feeds every section below: each shows its part of the run beside its text, with a link back here."</p>
+            {notice}
+            <Runner lab=lab/>
+        </section>
     }
 }

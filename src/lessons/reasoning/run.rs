@@ -7,6 +7,7 @@ use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::stats::wilson_interval;
 use engine::reasoning::strategy::{summarize, ItemResult, Strategy, Summary};
 use engine::reasoning::task::Task;
+use engine::reasoning::trace_depth::SampleDepth;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunState {
@@ -41,7 +42,19 @@ pub struct Run {
     pub faithfulness: Vec<Faithfulness>,
     /// The budget sweep's results, task by task, each task at every budget in order.
     pub sweep: Vec<SweepItem>,
+    /// The depth of its traces, task run by task run, when the experiment measured depth.
+    pub depth: Vec<DepthRecord>,
     pub state: RunState,
+}
+
+/// The depth of one task run's samples, in sample order (`Response::ExperimentDepth`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DepthRecord {
+    /// The index of its result in `Run::results`.
+    pub result: usize,
+    pub samples: Vec<Option<SampleDepth>>,
+    /// What scoring them took in the worker.
+    pub depth_ms: f64,
 }
 
 /// One task under chain of thought at one budget of the sweep.
@@ -93,16 +106,24 @@ impl Run {
             results: Vec::new(),
             faithfulness: Vec::new(),
             sweep: Vec::new(),
+            depth: Vec::new(),
             state: RunState::Running,
         }
     }
 
     /// What the results show: the complete tasks only, so that it changes once per task.
+    /// Without the depth records, which the depth panels read from the run itself: they are
+    /// most of a run's size, and each part of the evidence takes its own snapshot.
     pub fn snapshot(&self) -> Run {
         Run {
+            number: self.number,
+            experiment: self.experiment.clone(),
+            tasks: self.tasks.clone(),
             results: self.complete_results().to_vec(),
             faithfulness: self.complete_faithfulness().to_vec(),
-            ..self.clone()
+            sweep: self.sweep.clone(),
+            depth: Vec::new(),
+            state: self.state.clone(),
         }
     }
 

@@ -22,7 +22,7 @@ pub fn Runner(lab: Lab) -> impl IntoView {
         >
             <ExperimentForm settings=lab.settings/>
             <div class="actions">
-                <button type="submit" data-testid="run-experiment" disabled=move || !ready() || lab.is_running()>
+                <button type="submit" data-testid="run-experiment" disabled=move || !ready() || lab.is_running() || lab.engine.base_model()>
                     "Run experiment"
                 </button>
                 <button type="button" data-testid="cancel-experiment" disabled=move || !lab.is_running() on:click=move |_| lab.cancel()>

@@ -1,9 +1,9 @@
 //! Lesson 3's finished runs kept in the browser's store (`ui/store.rs`), one item each:
-//! the experiment and every result the worker streamed (the tasks are the experiment's own
+//! the experiment and every result the worker streamed, its depth included (the tasks are the experiment's own
 //! choice, so they are chosen again). Saved when a run finishes; read back when the page
 //! opens, so that minutes of compute survive a glossary link, Back and a reload.
 
-use super::run::{Run, RunState, SweepItem};
+use super::run::{DepthRecord, Run, RunState, SweepItem};
 use crate::model_choice::Choice;
 use crate::protocol::Experiment;
 use crate::ui::store::{self, Record};
@@ -29,6 +29,9 @@ struct SavedRun {
     /// Absent from runs saved before the budget sweep: none.
     #[serde(default)]
     sweep: Vec<SweepItem>,
+    /// Absent from runs saved before depth was saved: none, and the depth panels say so.
+    #[serde(default)]
+    depth: Vec<DepthRecord>,
 }
 
 /// A finished run as a new item, made by `model`.
@@ -41,6 +44,7 @@ pub fn record(run: &Run, model: Option<&Choice>) -> Record {
         results: run.results.clone(),
         faithfulness: run.faithfulness.clone(),
         sweep: run.sweep.clone(),
+        depth: run.depth.clone(),
     };
     let body = serde_json::to_value(&saved).unwrap_or_default();
     Record::new(&store::new_id(KIND), KIND, &title(run), model, body)
@@ -108,6 +112,7 @@ pub fn read(record: &Record) -> Result<Run, String> {
     run.results = saved.results;
     run.faithfulness = saved.faithfulness;
     run.sweep = saved.sweep;
+    run.depth = saved.depth;
     run.state = RunState::Finished;
     Ok(run)
 }

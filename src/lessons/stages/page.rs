@@ -11,13 +11,11 @@ use super::{
     sweep_panel::SweepPanel, timeline_labels::TimelineLabels,
 };
 use crate::ui::measured_on::MeasuredOn;
-use crate::ui::prose::Prose;
+use crate::ui::prose::prose_with_labs;
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::{exercises, render::to_html};
 use leptos::prelude::*;
-
-const LAB_MARKER: &str = "<!-- lab: ";
 
 #[component]
 pub fn StagesPage() -> impl IntoView {
@@ -28,31 +26,27 @@ pub fn StagesPage() -> impl IntoView {
     let lab = Lab::new();
     let (prose, exercises) = exercises::split(lesson.markdown());
     let html = to_html(&prose, lesson.slug());
-    let mut parts = html.split(LAB_MARKER);
-    let first = parts.next().unwrap_or_default().to_string();
-    let labs = parts
-        .map(|part| {
-            let (name, rest) = part.split_once(" -->").unwrap_or((part, ""));
-            // The prefill and decode labs may show measurements saved earlier.
-            let saved_by = (name == "prefill-decode")
-                .then(|| Signal::derive(move || ["timeline", "threads", "sweep"].into_iter().find_map(|l| lab.restored_model(l))));
-            view! {
-                <MeasuredOn saved_by=saved_by/>
-                {panel(name, lab)}
-                <Prose html=rest.to_string()/>
-            }
-        })
-        .collect_view();
     view! {
         <article class="lesson" data-testid="lesson-stages">
             <LessonToc/>
             <div data-testid="interactive-stages" data-lesson="stages">
-                <Prose html=first/>
-                {labs}
+                {prose_with_labs(&html, |name| measured(name, lab))}
                 {exercises.into_iter().map(|exercise| view! { <ExerciseCard exercise=exercise lab=lab/> }).collect_view()}
             </div>
         </article>
     }
+}
+
+/// A lab, after the line that says which model its numbers come from.
+fn measured(name: &str, lab: Lab) -> AnyView {
+    // The prefill and decode labs may show measurements saved earlier.
+    let saved_by = (name == "prefill-decode")
+        .then(|| Signal::derive(move || ["timeline", "threads", "sweep"].into_iter().find_map(|l| lab.restored_model(l))));
+    view! {
+        <MeasuredOn saved_by=saved_by/>
+        {panel(name, lab)}
+    }
+    .into_any()
 }
 
 fn panel(name: &str, lab: Lab) -> AnyView {
