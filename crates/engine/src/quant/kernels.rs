@@ -35,7 +35,9 @@ pub(super) fn matvec_scaled(
     scale: impl Fn(usize) -> f32,
     offset: impl Fn(usize, usize) -> f32,
 ) {
-    let xblock = |b: usize| -> [F4; 8] { std::array::from_fn(|k| F4::load(&x[b * BLOCK + 4 * k..])) };
+    // As arrays, so that the loads need no bounds checks (they were 8 branches a block).
+    let xs = x.as_chunks::<BLOCK>().0;
+    let xblock = |b: usize| -> [F4; 8] { std::array::from_fn(|k| F4::load(&xs[b][4 * k..])) };
     let mut r = rows.start;
     while r + 1 < rows.end {
         let (i0, i1) = (r * per_row, (r + 1) * per_row);
@@ -82,7 +84,7 @@ pub(super) fn matvec_scaled_batch<const T: usize, Q, S, O>(
     O: Fn(usize, usize, usize) -> f32,
 {
     let Scaled { q, scale, offset } = blocks;
-    let (cols, width) = (per_row * BLOCK, rows.len());
+    let (xs, width) = (x.as_chunks::<BLOCK>().0, rows.len());
     for r in rows.clone() {
         let mut acc = [F4::zero(); T];
         let mut c = [0f32; T];
@@ -90,8 +92,7 @@ pub(super) fn matvec_scaled_batch<const T: usize, Q, S, O>(
             let i = r * per_row + b;
             let (w, s) = (q(i), F4::splat(scale(i)));
             for t in 0..T {
-                let xs = &x[t * cols + b * BLOCK..];
-                let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
+                let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[t * per_row + b][4 * k..]));
                 acc[t] = acc[t].add(dot_block(w, &xb).mul(s));
                 c[t] += offset(i, b, t);
             }
@@ -152,10 +153,17 @@ pub(super) const TOKEN_TILE: usize = 4;
 #[inline(always)]
 pub(super) fn micro<const R: usize, const T: usize>(w: &[f32], x: &[f32], cols: usize) -> [[f32; T]; R] {
     let mut acc = [[F4::zero(); T]; R];
-    for c in (0..cols).step_by(4) {
-        let xv: [F4; T] = std::array::from_fn(|t| F4::load(&x[t * cols + c..]));
+    // Rows as arrays of 4 of the same length as the loop, so that the loads need no
+    // bounds checks.
+    fn quads(m: &[f32], i: usize, cols: usize) -> &[[f32; 4]] {
+        m[i * cols..(i + 1) * cols].as_chunks::<4>().0
+    }
+    let (xr, wr): ([&[[f32; 4]]; T], [&[[f32; 4]]; R]) =
+        (std::array::from_fn(|t| quads(x, t, cols)), std::array::from_fn(|r| quads(w, r, cols)));
+    for c in 0..cols / 4 {
+        let xv: [F4; T] = std::array::from_fn(|t| F4::load(&xr[t][c]));
         for (r, row) in acc.iter_mut().enumerate() {
-            let wv = F4::load(&w[r * cols + c..]);
+            let wv = F4::load(&wr[r][c]);
             for (a, xt) in row.iter_mut().zip(&xv) {
                 *a = a.add(wv.mul(*xt));
             }

@@ -300,15 +300,14 @@ impl QMatrix {
     /// dequantised before the dot products: applying the scale to each token's dot product
     /// instead measured 10 % slower at T = 5.
     fn matvec_few<const T: usize>(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
-        let (per_row, cols) = (self.cols / BLOCK, self.cols);
+        let (per_row, xs) = (self.cols / BLOCK, x.as_chunks::<BLOCK>().0);
         with_blocks!(&self.w, |blocks| {
             for r in rows.clone() {
                 let mut acc = [F4::zero(); T];
                 for b in 0..per_row {
                     let w = blocks.block(r * per_row + b);
                     for (i, a) in acc.iter_mut().enumerate() {
-                        let xs = &x[i * cols + b * BLOCK..];
-                        let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[4 * k..]));
+                        let xb: [F4; 8] = std::array::from_fn(|k| F4::load(&xs[i * per_row + b][4 * k..]));
                         *a = a.add(dot_block(w, &xb));
                     }
                 }

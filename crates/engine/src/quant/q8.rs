@@ -1,13 +1,15 @@
 //! Q8_0, as in ggml's `block_q8_0`: per block of 32 weights, a scale d (f16 in the file),
-//! then 32 i8 q; value = q * d.
+//! then 32 i8 q; value = q * d. The q are kept in `pair_bytes`' order and unpacked times
+//! `BYTE_PAIR` (fewer instructions), so d is kept divided by it: the same products to the bit.
 
 use super::float::scale_at;
-use super::simd::{bytes, F4};
+use super::simd::{bytes_paired, pair_bytes, BYTE_PAIR, F4};
 use super::{Blocks, Weights, BLOCK};
 use crate::error::Result;
 use crate::memory::with_capacity;
 
 pub(super) struct Q8_0 {
+    /// d / `BYTE_PAIR`.
     d: Vec<f32>,
     qs: Vec<i8>,
 }
@@ -17,8 +19,8 @@ pub(super) fn load(name: &str, elems: usize, bytes: &[u8]) -> Result<Weights> {
     let n = elems / BLOCK;
     let (mut d, mut qs) = (with_capacity(n, name)?, with_capacity(n * BLOCK, name)?);
     for block in bytes.chunks_exact(34) {
-        d.push(scale_at(name, block, 0)?);
-        qs.extend(block[2..34].iter().map(|&b| b as i8));
+        d.push(scale_at(name, block, 0)? / BYTE_PAIR);
+        qs.extend(pair_bytes(&std::array::from_fn(|j| block[2 + j] as i8)));
     }
     Ok(Weights::Q8_0(Q8_0 { d, qs }))
 }
@@ -28,7 +30,7 @@ impl Blocks for Q8_0 {
 
     #[inline(always)]
     fn raw(&self, i: usize) -> [F4; 8] {
-        bytes(self.qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap())
+        bytes_paired(self.qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap())
     }
 
     #[inline(always)]

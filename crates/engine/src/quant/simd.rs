@@ -53,11 +53,6 @@ mod arch {
         [F4(f32x4_convert_u32x4(u32x4_extend_low_u16x8(v))), F4(f32x4_convert_u32x4(u32x4_extend_high_u16x8(v)))]
     }
 
-    #[inline(always)]
-    fn i16_to_f32(v: v128) -> [F4; 2] {
-        [F4(f32x4_convert_i32x4(i32x4_extend_low_i16x8(v))), F4(f32x4_convert_i32x4(i32x4_extend_high_i16x8(v)))]
-    }
-
     /// The 32 values of a Q4_1 block (low nibbles are elements 0..16, high 16..32) as
     /// plain numbers 0..15.
     #[inline(always)]
@@ -73,16 +68,20 @@ mod arch {
         [a, b, c, d, e, f, g, h]
     }
 
-    /// The 32 signed values of a Q8_0 block.
+    /// The 32 signed values of a block laid out by `pair_bytes`, each times `BYTE_PAIR`.
+    /// Each 8 bytes are sign-extended to i16 as they are loaded (one instruction); an i16
+    /// in the high half of an i32 lane is that value times 2^16, so a shift (even bytes)
+    /// or a mask (odd bytes) makes four i32 lanes, where sign-extending i16 → i32 again
+    /// took up to two instructions per four values.
     #[inline(always)]
-    pub fn bytes(qs: &[i8; 32]) -> [F4; 8] {
-        // SAFETY: two 16-byte reads of a 32-byte array.
-        let (v0, v1) =
-            unsafe { (v128_load(qs.as_ptr() as *const v128), v128_load(qs.as_ptr().add(16) as *const v128)) };
-        let [a, b] = i16_to_f32(i16x8_extend_low_i8x16(v0));
-        let [c, d] = i16_to_f32(i16x8_extend_high_i8x16(v0));
-        let [e, f] = i16_to_f32(i16x8_extend_low_i8x16(v1));
-        let [g, h] = i16_to_f32(i16x8_extend_high_i8x16(v1));
+    pub fn bytes_paired(qs: &[i8; 32]) -> [F4; 8] {
+        let high = i32x4_splat(0xFFFF_0000u32 as i32);
+        let eight = |k: usize| {
+            // SAFETY: an 8-byte read at 8k < 32, inside the array.
+            let w = unsafe { i16x8_load_extend_i8x8(qs.as_ptr().add(8 * k)) };
+            [F4(f32x4_convert_i32x4(i32x4_shl(w, 16))), F4(f32x4_convert_i32x4(v128_and(w, high)))]
+        };
+        let ([a, b], [c, d], [e, f], [g, h]) = (eight(0), eight(1), eight(2), eight(3));
         [a, b, c, d, e, f, g, h]
     }
 }
@@ -156,19 +155,20 @@ mod arch {
         }
     }
 
+    /// As on wasm32: i16 lanes, then the even ones shifted and the odd ones masked into
+    /// the high half of i32 lanes.
     #[inline(always)]
-    pub fn bytes(qs: &[i8; 32]) -> [F4; 8] {
+    pub fn bytes_paired(qs: &[i8; 32]) -> [F4; 8] {
         unsafe {
-            let v0 = _mm_loadu_si128(qs.as_ptr() as *const __m128i);
-            let v1 = _mm_loadu_si128(qs.as_ptr().add(16) as *const __m128i);
+            let high = _mm_set1_epi32(0xFFFF_0000u32 as i32);
+            let split =
+                |w: __m128i| [F4(_mm_cvtepi32_ps(_mm_slli_epi32(w, 16))), F4(_mm_cvtepi32_ps(_mm_and_si128(w, high)))];
             // Sign-extend i8 to i16: put each byte in the high half, shift it back down.
             let widen =
-                |v: __m128i| (_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8));
-            let ((l0, h0), (l1, h1)) = (widen(v0), widen(v1));
-            let [a, b] = w16_to_f32(l0, true);
-            let [c, d] = w16_to_f32(h0, true);
-            let [e, f] = w16_to_f32(l1, true);
-            let [g, h] = w16_to_f32(h1, true);
+                |v: __m128i| [_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8)];
+            let [w0, w1] = widen(_mm_loadu_si128(qs.as_ptr() as *const __m128i));
+            let [w2, w3] = widen(_mm_loadu_si128(qs.as_ptr().add(16) as *const __m128i));
+            let ([a, b], [c, d], [e, f], [g, h]) = (split(w0), split(w1), split(w2), split(w3));
             [a, b, c, d, e, f, g, h]
         }
     }
@@ -261,12 +261,24 @@ mod arch {
         })
     }
 
-    pub fn bytes(qs: &[i8; 32]) -> [F4; 8] {
-        std::array::from_fn(|v| F4(std::array::from_fn(|l| qs[v * 4 + l] as f32)))
+    pub fn bytes_paired(qs: &[i8; 32]) -> [F4; 8] {
+        std::array::from_fn(|k| F4(std::array::from_fn(|l| (qs[8 * (k / 2) + 2 * l + k % 2] as i32 * 65536) as f32)))
     }
 }
 
-pub use arch::{bytes, nibbles, F4};
+pub use arch::{bytes_paired, nibbles, F4};
+
+/// What `bytes_paired` multiplies each value by: placing an i16 in the high half of an i32
+/// lane is cheaper than sign-extending it. The products are exact in f32, and a power of
+/// two commutes with rounding, so a block scale divided by `BYTE_PAIR` gives the same
+/// results to the bit.
+pub const BYTE_PAIR: f32 = 65536.0;
+
+/// A block of 32 i8 values in the order `bytes_paired` reads: in each 8 bytes, values
+/// 4k..4k+4 at the even bytes and 4k+4..4k+8 at the odd ones.
+pub fn pair_bytes(q: &[i8; 32]) -> [i8; 32] {
+    std::array::from_fn(|j| q[8 * (j / 8) + 4 * (j % 2) + (j % 8) / 2])
+}
 #[cfg(target_arch = "x86_64")]
 pub use arch::{has_avx, F8};
 
