@@ -42,9 +42,7 @@ fn panel(name: &str, lab: Lab) -> AnyView {
     if name == "run" {
         return view! { <Controls lab=lab/> }.into_any();
     }
-    // The faithfulness tests run on their own, on the model loaded now.
-    let measured = (name == "faithfulness").then(|| view! { <MeasuredOn/> });
-    evidence(name, lab).map(|panel| view! { {measured} {panel} }.into_any()).unwrap_or_else(|| {
+    evidence(name, lab).unwrap_or_else(|| {
         web_sys::console::warn_1(&format!("reasoning.md names an unknown lab: {name}").into());
         ().into_any()
     })
