@@ -28,10 +28,17 @@ pub fn keep(path: String, query: impl Fn() -> String + 'static) {
     let pending = StoredValue::new(None::<TimeoutHandle>);
     // When the last write was (performance.now(), ms).
     let written = StoredValue::new(f64::NEG_INFINITY);
-    Effect::new(move |first: Option<()>| {
+    // The query last computed: a signal that notifies without a change (a model becoming
+    // ready) must neither write nor hold back the learner's next change by `SETTLE`, or a
+    // change made just before leaving would be written too late, to no entry.
+    let last = StoredValue::new(None::<String>);
+    Effect::new(move |_| {
         let query = query();
+        let unchanged = last.with_value(|l| l.as_deref() == Some(query.as_str()));
         // The address stays as it came until the learner changes something.
-        if first.is_none() {
+        let first = last.with_value(Option::is_none);
+        last.set_value(Some(query.clone()));
+        if first || unchanged {
             return;
         }
         if let Some(handle) = pending.get_value() {
