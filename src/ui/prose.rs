@@ -1,4 +1,4 @@
-//! Rendered Markdown, with the panels its text places by name (`<!-- lab: NAME -->`), and
+//! Rendered Markdown, with the panels its text places by name (`<!-- lab: NAME -->`, Lesson 1's `<!-- live: NAME -->`), and
 //! the jump to `#fragment` once it exists: on a deep link the browser looks for the fragment
 //! before the page has rendered it.
 
@@ -11,12 +11,13 @@ pub fn Prose(html: String) -> impl IntoView {
 }
 
 /// Where a lesson's text places one of its panels: `<!-- lab: NAME -->`.
-const LAB_MARKER: &str = "<!-- lab: ";
+pub const LAB_MARKER: &str = "<!-- lab: ";
 
-/// The rendered text with each marked panel (`panel(NAME)`) where its marker stands, so
-/// that a section's evidence follows its own text.
-pub fn prose_with_labs(html: &str, panel: impl Fn(&str) -> AnyView) -> AnyView {
-    let mut parts = html.split(LAB_MARKER);
+/// The rendered text with each marked panel (`panel(NAME)`) where its `marker`
+/// (`<!-- KIND: NAME -->`, e.g. `LAB_MARKER`) stands, so that a section's evidence follows
+/// its own text.
+pub fn prose_with(html: &str, marker: &str, panel: impl Fn(&str) -> AnyView) -> AnyView {
+    let mut parts = html.split(marker);
     let first = parts.next().unwrap_or_default().to_string();
     let labs = parts
         .map(|part| {

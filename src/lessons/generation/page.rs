@@ -11,7 +11,7 @@ use super::{
     systems_table::SystemsTable,
 };
 use crate::ui::measured_on::MeasuredOn;
-use crate::ui::prose::Prose;
+use crate::ui::prose::{prose_with, Prose};
 use crate::ui::toc::LessonToc;
 use crate::ui::settings_query::to_query;
 use crate::routes::Lesson;
@@ -56,7 +56,7 @@ pub fn GenerationPage() -> impl IntoView {
     view! {
         <article class="lesson" data-testid="lesson-generation">
             <LessonToc/>
-            {live_views(&before)}
+            {prose_with(&before, LIVE_MARKER, |name| view! { <MiniLive concept=name.to_string()/> }.into_any())}
             <section class="interactive lesson1" data-testid="interactive-generation" data-lesson="generation" aria-labelledby="tool-title">
                 <h2 id="tool-title">"Try it on the model"</h2>
                 <MeasuredOn/>
@@ -81,22 +81,3 @@ pub fn GenerationPage() -> impl IntoView {
 
 /// Where the text says `<!-- live: NAME -->`: a small live view of that concept.
 const LIVE_MARKER: &str = "<!-- live: ";
-
-/// The lesson's text before its tool, with the small live views where it marks them.
-fn live_views(html: &str) -> impl IntoView {
-    let mut parts = html.split(LIVE_MARKER);
-    let first = parts.next().unwrap_or_default().to_string();
-    let rest = parts
-        .map(|part| {
-            let (name, text) = part.split_once(" -->").unwrap_or((part, ""));
-            view! {
-                <MiniLive concept=name.to_string()/>
-                <Prose html=text.to_string()/>
-            }
-        })
-        .collect_view();
-    view! {
-        <Prose html=first/>
-        {rest}
-    }
-}

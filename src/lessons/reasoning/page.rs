@@ -9,7 +9,7 @@ use super::run_link::CONTROLS_ID;
 use super::lab::needs_chat;
 use super::{Exercises, Lab, Runner};
 use crate::ui::measured_on::MeasuredOn;
-use crate::ui::prose::prose_with_labs;
+use crate::ui::prose::{prose_with, LAB_MARKER};
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::render::{to_html, INTERACTIVE_MARKER};
@@ -32,7 +32,7 @@ pub fn Reasoning() -> impl IntoView {
     view! {
         <article class="lesson" data-testid="lesson-reasoning">
             <LessonToc/>
-            {prose_with_labs(&html, move |name| panel(name, lab))}
+            {prose_with(&html, LAB_MARKER, move |name| panel(name, lab))}
             <Exercises markdown=after lab=lab/>
         </article>
     }

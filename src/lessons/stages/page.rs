@@ -11,7 +11,7 @@ use super::{
     sweep_panel::SweepPanel, timeline_labels::TimelineLabels,
 };
 use crate::ui::measured_on::MeasuredOn;
-use crate::ui::prose::prose_with_labs;
+use crate::ui::prose::{prose_with, LAB_MARKER};
 use crate::ui::toc::LessonToc;
 use crate::routes::Lesson;
 use crate::markdown::{exercises, render::to_html};
@@ -30,7 +30,7 @@ pub fn StagesPage() -> impl IntoView {
         <article class="lesson" data-testid="lesson-stages">
             <LessonToc/>
             <div data-testid="interactive-stages" data-lesson="stages">
-                {prose_with_labs(&html, |name| measured(name, lab))}
+                {prose_with(&html, LAB_MARKER, |name| measured(name, lab))}
                 {exercises.into_iter().map(|exercise| view! { <ExerciseCard exercise=exercise lab=lab/> }).collect_view()}
             </div>
         </article>
