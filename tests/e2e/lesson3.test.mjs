@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { assertAccessible, MINUTE, openSession, READY, ROOT, setInput } from "./session.mjs";
+import { assertAccessible, MINUTE, modelLoaded, openSession, READY, ROOT, setInput } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 // Set SCREENSHOTS=dir to keep pictures of the page at 1200 and 390 px.
@@ -434,15 +434,7 @@ test("the results fit a 390 px screen; no console errors; no request left the or
   assert.deepEqual(session.foreign(), [], "no request left the origin");
 });
 
-/** Waits until the model named `name` is loaded. */
-async function loaded(name, timeout = 3 * MINUTE) {
-  await page.waitForFunction(
-    (name) => document.querySelector("[data-testid=model-status]")?.dataset.state === "ready" &&
-      document.querySelector("[data-testid=model-name]")?.textContent === name,
-    name,
-    { timeout },
-  );
-}
+const loaded = (name, timeout) => modelLoaded(page, name, timeout);
 
 test("with a base model, the lab says in one sentence why it cannot run, and Run is off; a chat model runs it", { timeout: 6 * MINUTE }, async () => {
   await page.click(sel("pick-gemma3-270m"));

@@ -13,7 +13,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
-import { engineWorker, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, stagesPanelIdle } from "./session.mjs";
+import { engineWorker, MINUTE, modelLoaded, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, stagesPanelIdle } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 const SMOLLM2 = join(ROOT, "public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -38,15 +38,7 @@ const sel = (testid) => `[data-testid=${testid}]`;
 const text = (testid) => page.textContent(sel(testid));
 const fact = (name) => page.textContent(`${sel("gguf-info")} [data-fact="${name}"]`);
 
-/** Waits until the model named `name` is loaded. */
-async function loaded(name, timeout = 3 * MINUTE) {
-  await page.waitForFunction(
-    (name) => document.querySelector("[data-testid=model-status]")?.dataset.state === "ready" &&
-      document.querySelector("[data-testid=model-name]")?.textContent === name,
-    name,
-    { timeout },
-  );
-}
+const loaded = (name, timeout) => modelLoaded(page, name, timeout);
 
 /** The native CLI's greedy raw continuation of PROMPT on `model`. */
 function native(model, tokens) {

@@ -88,6 +88,16 @@ export async function openSession({ args = [], cutAfter, dist = "dist", base = "
  * (the test server isolates the page, so usually that one), never its pool's workers.
  */
 export const engineWorkers = (page) => page.workers().filter((w) => /\/(worker_loader|worker-threads)\.js$/.test(w.url()));
+/** Waits until the model named `name` is loaded (the model status names it, ready). */
+export async function modelLoaded(page, name, timeout = 3 * MINUTE) {
+  await page.waitForFunction(
+    (name) => document.querySelector("[data-testid=model-status]")?.dataset.state === "ready" &&
+      document.querySelector("[data-testid=model-name]")?.textContent === name,
+    name,
+    { timeout },
+  );
+}
+
 /** The engine worker now running: one stopped a moment ago (a cancelled load) may still be listed before it. */
 export const engineWorker = (page) => engineWorkers(page).at(-1);
 
