@@ -13,7 +13,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
-import { engineWorker, MINUTE, modelLoaded, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, stagesPanelIdle } from "./session.mjs";
+import { engineWorker, MINUTE, modelLoaded, newConversation, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, stagesPanelIdle } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 const SMOLLM2 = join(ROOT, "public/models/SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -49,7 +49,7 @@ function native(model, tokens) {
 
 /** Raw text in the playground, greedy: a new conversation. */
 async function continueRaw(tokens) {
-  if (await page.isEnabled(sel("new-conversation"))) await page.click(sel("new-conversation"));
+  await newConversation(page);
   await page.check(sel("mode-raw"));
   return playgroundGenerate(page, PROMPT, tokens);
 }

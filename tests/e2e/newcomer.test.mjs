@@ -3,7 +3,7 @@
 // keyboard and the example prompts come back to where they were.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY } from "./session.mjs";
+import { MINUTE, newConversation, openSession, READY } from "./session.mjs";
 
 let session, page;
 
@@ -26,10 +26,6 @@ after(() => session?.close());
 const sel = (testid) => `[data-testid=${testid}]`;
 
 /** The playground keeps the last conversation: start an empty one, as a learner would. */
-async function newConversation() {
-  if (await page.isEnabled(sel("new-conversation"))) await page.click(sel("new-conversation"));
-}
-
 async function open(path) {
   await page.goto(session.url(path));
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
@@ -76,7 +72,7 @@ test("an entry out of range is refused with its range, and the value in use stay
 // the square of the length (120 lines, 1,931 tokens, took more than 2 minutes on a 2-core CI machine).
 test("a prompt of more than 1,000 tokens shows its prefill progress, rising, then goes away", { timeout: 5 * MINUTE }, async () => {
   await open("/playground");
-  await newConversation();
+  await newConversation(page);
   await page.check(sel("mode-raw"));
   const prompt = Array.from({ length: 72 }, (_, i) => `Line ${i + 1}: the quick brown fox jumps over the lazy dog.`).join("\n");
   await page.fill(sel("prompt"), prompt);
@@ -98,7 +94,7 @@ test("a prompt of more than 1,000 tokens shows its prefill progress, rising, the
 
 test("Escape in a token's alternatives puts the keyboard back on that token", { timeout: 2 * MINUTE }, async () => {
   await open("/playground");
-  await newConversation();
+  await newConversation(page);
   await page.check(sel("mode-chat"));
   await page.fill(sel("prompt"), "What is the capital of France?");
   await page.fill(sel("max-tokens"), "4");
@@ -159,7 +155,7 @@ test("a newcomer's walk: home, each lesson's first lab, the playground, a glossa
   await page.waitForSelector(sel("interactive-reasoning"));
   // The playground: a conversation of two turns.
   await menu("Playground", "/playground");
-  await newConversation();
+  await newConversation(page);
   await page.fill(sel("max-tokens"), "4");
   for (const message of ["Name a fruit.", "Name a colour."]) {
     await page.fill(sel("prompt"), message);

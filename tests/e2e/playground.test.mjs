@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { assertAccessible, MINUTE, openSession, playgroundGreedy, READY, ROOT, setInput } from "./session.mjs";
+import { assertAccessible, MINUTE, newConversation, openSession, playgroundGreedy, READY, ROOT, setInput } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 const QUESTION = "What is the capital of France?";
@@ -57,7 +57,7 @@ async function send(prompt, max) {
 
 /** `prompt` as the first message of a new conversation. */
 async function generate(prompt, max) {
-  if (await page.isEnabled(sel("new-conversation"))) await page.click(sel("new-conversation"));
+  await newConversation(page);
   await send(prompt, max);
 }
 

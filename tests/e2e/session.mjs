@@ -109,13 +109,23 @@ export async function playgroundGreedy(page) {
 }
 
 /**
+ * Starts a new playground conversation if the page has one. It waits for Send to be
+ * enabled first: that is when the model is loaded and the saved conversation has been read,
+ * so a conversation restored a moment later cannot slip in after the check.
+ */
+export async function newConversation(page) {
+  await page.waitForSelector("[data-testid=generate]:enabled", { timeout: 2 * MINUTE });
+  if (await page.isEnabled("[data-testid=new-conversation]")) await page.click("[data-testid=new-conversation]");
+}
+
+/**
  * Generates in the playground with its current settings, as the first message of a new
  * conversation (Send adds a turn to the one on the page): New conversation if there is one,
  * fills the prompt and the maximum, presses Send and waits for the summary. Resolves to
  * { output, tokens, summary }.
  */
 export async function playgroundGenerate(page, prompt, maxTokens) {
-  if (await page.isEnabled("[data-testid=new-conversation]")) await page.click("[data-testid=new-conversation]");
+  await newConversation(page);
   await page.fill("[data-testid=prompt]", prompt);
   await page.fill("[data-testid=max-tokens]", String(maxTokens));
   await page.click("[data-testid=generate]");
