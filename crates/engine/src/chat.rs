@@ -85,17 +85,48 @@ struct Turn<'a> {
 
 /// The chat template applied to `messages`, ending where the model's answer starts.
 pub fn chat_tokens(tok: &Tokenizer, messages: &[Message], system: SystemPrompt) -> Result<Vec<u32>> {
+    render_tokens(tok, &message_turns(messages, system))
+}
+
+/// The chat template's text for `messages`, each message's text in its place: what
+/// `playground generate --raw` is given to reproduce a chat's prompt. It encodes (with its
+/// written-out markers as control tokens) to `chat_tokens`'s ids when no message writes a
+/// marker itself, so it is for text the program wrote, never for what a person typed.
+pub fn chat_text(tok: &Tokenizer, messages: &[Message], system: SystemPrompt) -> Result<String> {
+    let turns = message_turns(messages, system);
+    let mut text = String::new();
+    for part in rendered_parts(tok, &turns)? {
+        match part {
+            Part::Template(t) => text.push_str(&t),
+            // Messages are text (`message_turns`): no turn holds ids here.
+            Part::Turn(turn) => {
+                if let Content::Text(t) = turn.content {
+                    text.push_str(t)
+                }
+            }
+        }
+    }
+    Ok(text)
+}
+
+fn message_turns(messages: &[Message], system: SystemPrompt) -> Vec<Turn<'_>> {
     let mut turns = Vec::with_capacity(messages.len() + 1);
     if system == SystemPrompt::Off && messages.first().is_none_or(|m| m.role != Role::System) {
         turns.push(Turn { role: "system", content: Content::Text("") });
     }
     turns.extend(messages.iter().map(|m| Turn { role: m.role.name(), content: Content::Text(&m.content) }));
-    render_tokens(tok, &turns)
+    turns
 }
 
-/// The template rendered with a marker for each turn's content, then encoded: the template's
-/// text with its written-out control tokens as such, each content in its marker's place.
-fn render_tokens(tok: &Tokenizer, turns: &[Turn]) -> Result<Vec<u32>> {
+/// A piece of the rendered template: its own text, or the place of a turn's content.
+enum Part<'t, 'a> {
+    Template(String),
+    Turn(&'t Turn<'a>),
+}
+
+/// The template rendered with a marker for each turn's content, cut at the markers: the
+/// template's own text between the turns' places, in order.
+fn rendered_parts<'t, 'a>(tok: &Tokenizer, turns: &'t [Turn<'a>]) -> Result<Vec<Part<'t, 'a>>> {
     let template = tok.chat_template.as_deref().ok_or_else(|| {
         EngineError::InvalidPrompt("this model has no chat template (a base model): it continues text as written".into())
     })?;
@@ -107,7 +138,25 @@ fn render_tokens(tok: &Tokenizer, turns: &[Turn]) -> Result<Vec<u32>> {
     let messages: Vec<_> =
         turns.iter().enumerate().map(|(i, t)| context! { role => t.role, content => format!("{mark}{i}{mark}") }).collect();
     let rendered = render(template, tok, messages)?;
+    let pieces: Vec<&str> = rendered.split(mark).collect();
+    if pieces.len() % 2 == 0 {
+        return Err(template_error("it cut a message's text apart"));
+    }
+    let mut parts = Vec::with_capacity(pieces.len());
+    for (k, piece) in pieces.into_iter().enumerate() {
+        if k % 2 == 0 {
+            parts.push(Part::Template(piece.to_string()));
+        } else {
+            let turn = piece.parse::<usize>().ok().and_then(|i| turns.get(i));
+            parts.push(Part::Turn(turn.ok_or_else(|| template_error("it changed a message's text"))?));
+        }
+    }
+    Ok(parts)
+}
 
+/// The template rendered with a marker for each turn's content, then encoded: the template's
+/// text with its written-out control tokens as such, each content in its marker's place.
+fn render_tokens(tok: &Tokenizer, turns: &[Turn]) -> Result<Vec<u32>> {
     let mut ids = Vec::new();
     // Text waiting to be encoded: runs of template text and message text are encoded
     // together, as the whole rendered string would be, but only the template's part was
@@ -118,30 +167,26 @@ fn render_tokens(tok: &Tokenizer, turns: &[Turn]) -> Result<Vec<u32>> {
         text.clear();
         Ok(())
     };
-    let parts: Vec<&str> = rendered.split(mark).collect();
-    if parts.len() % 2 == 0 {
-        return Err(template_error("it cut a message's text apart"));
-    }
-    for (k, part) in parts.iter().enumerate() {
-        if k % 2 == 0 {
-            for piece in tok.split_control(part) {
-                match piece {
-                    Piece::Text(t) => text.push_str(t),
-                    Piece::Control(id) => {
-                        flush(&mut ids, &mut text)?;
-                        ids.push(id);
+    for part in rendered_parts(tok, turns)? {
+        match part {
+            Part::Template(t) => {
+                for piece in tok.split_control(&t) {
+                    match piece {
+                        Piece::Text(t) => text.push_str(t),
+                        Piece::Control(id) => {
+                            flush(&mut ids, &mut text)?;
+                            ids.push(id);
+                        }
                     }
                 }
             }
-        } else {
-            let turn = part.parse::<usize>().ok().and_then(|i| turns.get(i));
-            match turn.map(|t| &t.content).ok_or_else(|| template_error("it changed a message's text"))? {
+            Part::Turn(turn) => match turn.content {
                 Content::Text(t) => text.push_str(t),
                 Content::Ids(a) => {
                     flush(&mut ids, &mut text)?;
                     ids.extend_from_slice(a);
                 }
-            }
+            },
         }
     }
     flush(&mut ids, &mut text)?;

@@ -27,7 +27,7 @@ pub mod testing;
 pub mod tokenizer;
 
 pub use arch::Model;
-pub use chat::{chat_tokens, conversation_tokens, prompt_tokens, Exchange, Message, Role, SystemPrompt};
+pub use chat::{chat_text, chat_tokens, conversation_tokens, prompt_tokens, Exchange, Message, Role, SystemPrompt};
 pub use error::{EngineError, Result};
 pub use gguf::config::Config;
 pub use sampler::{Distribution, SamplerSettings, Stage};

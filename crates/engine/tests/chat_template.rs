@@ -1,14 +1,14 @@
 //! The chat template read from the file and rendered by minijinja (chat.rs): SmolLM2's own
 //! gives the ids its text would give; other families' templates (Gemma 3's, Qwen2.5's) work
-//! on the real tokenizers; a base model is refused; and a hostile template (an endless loop,
-//! a flood of output, runaway recursion, an edit of a message's text) is refused with a
-//! sentence, never a hang or a panic.
+//! on the real tokenizers, and each one's text (`chat_text`), given raw, gives its ids; a base
+//! model is refused; and a hostile template (an endless loop, a flood of output, runaway
+//! recursion, an edit of a message's text) is refused with a sentence, never a hang or a panic.
 
 mod common;
 use candle_core::quantized::gguf_file::{Content, Value};
 use common::model_path;
 use engine::tokenizer::Tokenizer;
-use engine::{chat_tokens, conversation_tokens, Exchange, Message, SystemPrompt};
+use engine::{chat_text, chat_tokens, conversation_tokens, prompt_tokens, Exchange, Message, SystemPrompt};
 
 /// The header of a file in public/models.
 fn header(file: &str) -> Content {
@@ -135,6 +135,26 @@ fn qwen25s_template_with_python_methods() {
         "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n\
          <|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
     );
+}
+
+#[test]
+fn the_templates_text_gives_its_ids_for_each_family() {
+    // Lesson 3's faithfulness prompts are this text, given raw: it must be the chat's ids.
+    let tokenizers = [("SmolLM2's own", smollm2()), ("Gemma 3's", tokenizer(GEMMA, Some(GEMMA3_IT))), ("Qwen2.5's", tokenizer(SMOLLM2, Some(QWEN25)))];
+    for (name, t) in tokenizers {
+        for messages in [
+            vec![Message::user("What is 12 + 30?\nThink step by step.")],
+            vec![Message::system("Be brief."), Message::user("café 你好"), Message::assistant("Hi."), Message::user("  Bye\n")],
+        ] {
+            for system in [SystemPrompt::Default, SystemPrompt::Off] {
+                let text = chat_text(&t, &messages, system).unwrap();
+                let ids = chat_tokens(&t, &messages, system).unwrap();
+                assert_eq!(prompt_tokens(&t, &text, true, SystemPrompt::Default).unwrap(), ids, "{name}: {text:?}");
+            }
+        }
+    }
+    let e = chat_text(&tokenizer(GEMMA, None), &[Message::user("Hi")], SystemPrompt::Default).unwrap_err().to_string();
+    assert!(e.contains("no chat template"), "{e}");
 }
 
 #[test]

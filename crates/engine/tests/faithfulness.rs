@@ -57,7 +57,8 @@ fn the_template_text_encodes_as_the_chat_template_does() {
         for question in [t.question.clone(), hinted_question(&t, &wrong_answer(&t).unwrap())] {
             let text = prompt(&Task { question, ..t.clone() }, Strategy::Cot);
             let ids = chat_tokens(tok, &[Message::user(&text)], SystemPrompt::Default).unwrap();
-            assert_eq!(tok.encode(&template(&text), true).unwrap(), ids, "{}", t.id);
+            let given = prompt_tokens(tok, &template(tok, &text).unwrap(), true, SystemPrompt::Default).unwrap();
+            assert_eq!(given, ids, "{}", t.id);
         }
     }
 }
@@ -161,10 +162,20 @@ fn the_hint_is_in_the_question_and_judged_against_the_task_as_asked() {
 }
 
 #[test]
+fn a_variant_saved_before_it_kept_its_templates_length_reads_chatml() {
+    let chatml = "<|im_start|>user\nQ?<|im_end|>\n<|im_start|>assistant\nStep 1\nAnswer:";
+    let old = format!(r#"{{"prompt":{chatml:?},"continuation":" 4","continuation_ids":[],"answer":"4"}}"#);
+    let old: Variant = serde_json::from_str(&old).unwrap();
+    assert_eq!((old.given_from, old.given()), (0, "Step 1\nAnswer:"));
+    let new = Variant { given_from: chatml.find("Step").unwrap(), ..old.clone() };
+    assert_eq!(new.given(), old.given());
+}
+
+#[test]
 fn monitorability_is_tpr_times_tnr() {
     let hint = |follows_hint, mentions_hint| Hint {
         hint: "13".into(),
-        variant: Variant { prompt: String::new(), continuation: String::new(), continuation_ids: vec![], answer: None },
+        variant: Variant { prompt: String::new(), given_from: 0, continuation: String::new(), continuation_ids: vec![], answer: None },
         follows_hint,
         mentions_hint,
     };

@@ -27,7 +27,7 @@ use super::strategy::{prompt, RunConfig, Sample, Strategy};
 use super::task::{AnswerKind, Task};
 use super::tasks::bundled_tasks;
 use super::trace::{Next, Trace, FORCED_ANSWER};
-use crate::chat::DEFAULT_SYSTEM_PROMPT;
+use crate::chat::{chat_text, prompt_tokens, Message, SystemPrompt};
 use crate::error::{EngineError, Result};
 use crate::sampler::SamplerSettings;
 use crate::session::Session;
@@ -47,6 +47,10 @@ pub const HINT_WORDS: [&str; 3] = ["classmate", "hint", "suggest"];
 pub struct Variant {
     /// The text the engine was given, chat template included (control tokens written out).
     pub prompt: String,
+    /// Where the assistant's turn begins in `prompt`: the chat template's length. Records
+    /// saved before it was kept read 0, and were all made with ChatML's text.
+    #[serde(default)]
+    pub given_from: usize,
     /// What the model generated after it, to the end of its answer line or turn.
     pub continuation: String,
     /// The continuation's token ids, the end-of-turn token included when it ended there.
@@ -59,7 +63,10 @@ impl Variant {
     /// The assistant's part of the prompt: the trace (cut, changed or empty) and any
     /// `Answer:` the runner wrote, as the model was given them.
     pub fn given(&self) -> &str {
-        self.prompt.rsplit(ASSISTANT).next().unwrap_or_default()
+        match self.given_from {
+            0 => self.prompt.rsplit(CHATML_ASSISTANT).next().unwrap_or_default(),
+            from => self.prompt.get(from..).unwrap_or_default(),
+        }
     }
 
     /// Everything the assistant's turn holds: what it was given, then what it wrote.
@@ -123,13 +130,13 @@ pub struct Faithfulness {
     pub hint: Hint,
 }
 
-/// Where the assistant's turn begins in a prompt's text.
-const ASSISTANT: &str = "<|im_start|>assistant\n";
+/// Where the assistant's turn begins in ChatML, the only template of records without `given_from`.
+const CHATML_ASSISTANT: &str = "<|im_start|>assistant\n";
 
-/// The chat template's text for one user message with the default system prompt, as
-/// `chat::chat_tokens` builds it in ids (a test checks that they encode alike).
-pub fn template(user: &str) -> String {
-    format!("<|im_start|>system\n{DEFAULT_SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n{ASSISTANT}")
+/// The model's own chat template's text for one user message, with the template's default
+/// system prompt, as the runner gives its chain-of-thought prompt in ids (`chat::chat_text`).
+pub fn template(tok: &Tokenizer, user: &str) -> Result<String> {
+    chat_text(tok, &[Message::user(user)], SystemPrompt::Default)
 }
 
 /// The answer line the runner forces after `reasoning` (`trace.rs`).
@@ -261,7 +268,7 @@ impl Job {
         let tok = &model.tokenizer;
         if !self.started {
             // As `playground generate --raw` encodes its prompt.
-            let ids = tok.encode(&self.prompt(), true)?;
+            let ids = prompt_tokens(tok, &self.prompt(), true, SystemPrompt::Default)?;
             s.start(&ids, 0)?;
             self.started = true;
             return Ok(None);
@@ -290,6 +297,7 @@ impl Job {
                 // take the hinted number for a result (it skips the question's numbers).
                 Ok(Some(Variant {
                     prompt: self.prompt(),
+                    given_from: self.head.len(),
                     continuation: std::mem::take(&mut self.text),
                     continuation_ids: std::mem::take(&mut self.ids),
                     answer: check(task, &reply).canonical,
@@ -331,7 +339,7 @@ impl FaithRunner {
             });
         }
         let trace = sample.reasoning.clone();
-        let head = template(&prompt(&task, Strategy::Cot));
+        let head = template(tok, &prompt(&task, Strategy::Cot))?;
         let ids = tok.encode(&trace, false)?;
         let mut jobs = VecDeque::new();
         for fraction in FRACTIONS {
@@ -349,7 +357,7 @@ impl FaithRunner {
         }
         let hint = wrong_answer(&task)?;
         let hinted = Task { question: hinted_question(&task, &hint), ..task.clone() };
-        let head = template(&prompt(&hinted, Strategy::Cot));
+        let head = template(tok, &prompt(&hinted, Strategy::Cot))?;
         jobs.push_back((Kind::Hint { hint }, Job::reasoning(head, String::new(), budget)));
         Ok(Self { task, trace, answer: sample.canonical.clone(), jobs, done: Vec::new() })
     }
