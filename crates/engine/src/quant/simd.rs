@@ -1,4 +1,4 @@
-//! Four f32 lanes and the two block unpackers the matmul needs, on wasm32 simd128, on
+//! Four f32 lanes and the block unpackers the matmul needs, on wasm32 simd128, on
 //! x86_64 SSE2, and in plain Rust elsewhere. The kernels in `quant/` are written once
 //! against this; LLVM did not vectorise the plain-Rust version by itself (it kept the
 //! lane arrays on the stack), which left the matmul scalar.
