@@ -1,19 +1,27 @@
 //! The 5-bit legacy blocks, as in ggml's `block_q5_0` and `block_q5_1`: per block of 32
 //! weights a scale d (and for Q5_1 an offset m), f16 each, then the fifth bits of the 32
 //! values as a u32 (bit j = element j) and their low 4 bits as Q4's nibbles. Q5_0: value =
-//! (q - 16) * d; Q5_1: value = q * d + m. Kept as a 4-bit and a 1-bit plane, as in the file.
+//! (q - 16) * d; Q5_1: value = q * d + m. Kept as a 4-bit and a 1-bit plane, as in the file;
+//! Q5_0's planes hold q - 16 in `pair_bytes`' order instead, the fifth bits of four blocks
+//! in one 16-byte plane (`pack_fives`), which decode unpacks with integer instructions
+//! (`fives_paired`): under V8, a 1536 × 576 decode product ran 1.4× as fast as with the
+//! table look-ups of `planes::bits` and float arithmetic to combine the planes. As for
+//! Q8_0, its scale is then kept divided by `BYTE_PAIR`. Memory is as before: 16 + 4 bytes
+//! of values per block.
 
 use super::float::scale_at;
 use super::planes::bits;
 use super::q4::nibbles_at;
-use super::simd::F4;
+use super::simd::{fives_paired, pack_fives, BYTE_PAIR, F4};
 use super::{Blocks, Weights, BLOCK};
 use crate::error::Result;
-use crate::memory::with_capacity;
+use crate::memory::{with_capacity, zeros};
 
 pub(super) struct Q5_0 {
+    /// d / `BYTE_PAIR`.
     d: Vec<f32>,
-    qh: Vec<u32>,
+    /// The fifth bits of blocks 4k..4k + 4 in planes[k] (`pack_fives`).
+    planes: Vec<[u8; 16]>,
     qs: Vec<u8>,
 }
 
@@ -27,13 +35,22 @@ pub(super) struct Q5_1 {
 /// Reads the Q5_0 blocks of a tensor of `elems` weights (its byte count already checked).
 pub(super) fn load_q5_0(name: &str, elems: usize, bytes: &[u8]) -> Result<Weights> {
     let n = elems / BLOCK;
-    let (mut d, mut qh, mut qs) = (with_capacity(n, name)?, with_capacity(n, name)?, with_capacity(n * 16, name)?);
-    for block in bytes.chunks_exact(22) {
-        d.push(scale_at(name, block, 0)?);
-        qh.push(u32::from_le_bytes(block[2..6].try_into().unwrap()));
-        qs.extend_from_slice(&block[6..22]);
+    let (mut d, mut qs) = (with_capacity(n, name)?, with_capacity(n * 16, name)?);
+    let mut planes: Vec<[u8; 16]> = zeros(n.div_ceil(4), name)?;
+    for (i, block) in bytes.chunks_exact(22).enumerate() {
+        d.push(scale_at(name, block, 0)? / BYTE_PAIR);
+        let high = u32::from_le_bytes(block[2..6].try_into().unwrap());
+        let q = std::array::from_fn(|j| {
+            let nibble = if j < 16 { block[6 + j] & 15 } else { block[6 + j - 16] >> 4 };
+            (nibble | ((high >> j) & 1) as u8 * 16) as i8 - 16
+        });
+        let (nibbles, fifth) = pack_fives(&q);
+        for (p, f) in planes[i / 4].iter_mut().zip(fifth) {
+            *p |= f << (2 * (i % 4));
+        }
+        qs.extend_from_slice(&nibbles);
     }
-    Ok(Weights::Q5_0(Q5_0 { d, qh, qs }))
+    Ok(Weights::Q5_0(Q5_0 { d, planes, qs }))
 }
 
 /// Reads the Q5_1 blocks of a tensor of `elems` weights (its byte count already checked).
@@ -57,14 +74,14 @@ pub(super) fn five_bits(qs: &[u8], qh: u32, i: usize) -> [F4; 8] {
     std::array::from_fn(|k| lo[k].add(hi[k].mul(sixteen)))
 }
 
-/// ggml's arithmetic, `(q - 16) * d`, is `Blocks::block`'s `raw · scale`.
+/// ggml's arithmetic, `(q - 16) * d`, is `Blocks::block`'s `raw · scale`: both factors here
+/// are ggml's times and divided by the same power of two, so the products are the same to the bit.
 impl Blocks for Q5_0 {
     const OFFSET: bool = false;
 
     #[inline(always)]
     fn raw(&self, i: usize) -> [F4; 8] {
-        let sixteen = F4::splat(-16.0);
-        five_bits(&self.qs, self.qh[i], i).map(|x| x.add(sixteen))
+        fives_paired(self.qs[i * 16..(i + 1) * 16].try_into().unwrap(), &self.planes[i / 4], i % 4)
     }
 
     #[inline(always)]
@@ -73,7 +90,7 @@ impl Blocks for Q5_0 {
     }
 
     fn bytes(&self) -> usize {
-        self.d.len() * 4 + self.qh.len() * 4 + self.qs.len()
+        self.d.len() * 4 + self.planes.len() * 16 + self.qs.len()
     }
 }
 

@@ -1,4 +1,4 @@
-//! Four f32 lanes and the two block unpackers the matmul needs, on wasm32 simd128, on
+//! Four f32 lanes and the block unpackers the matmul needs, on wasm32 simd128, on
 //! x86_64 SSE2, and in plain Rust elsewhere. The kernels in `quant/` are written once
 //! against this; LLVM did not vectorise the plain-Rust version by itself (it kept the
 //! lane arrays on the stack), which left the matmul scalar.
@@ -82,6 +82,25 @@ mod arch {
             [F4(f32x4_convert_i32x4(i32x4_shl(w, 16))), F4(f32x4_convert_i32x4(v128_and(w, high)))]
         };
         let ([a, b], [c, d], [e, f], [g, h]) = (eight(0), eight(1), eight(2), eight(3));
+        [a, b, c, d, e, f, g, h]
+    }
+
+    /// The 32 signed values of a `pack_fives` block, each times `BYTE_PAIR`: the nibbles
+    /// become bytes, a byte whose fifth bit (in `plane`, as block `g` of its group) is clear
+    /// gets 0xF0, so that it reads as the nibble minus 16, and the bytes, in `pair_bytes`'
+    /// order, are unpacked as there.
+    #[inline(always)]
+    pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
+        // SAFETY: a 16-byte read of a 16-byte array.
+        let load = |b: &[u8; 16]| unsafe { v128_load(b.as_ptr() as *const v128) };
+        let (v, p) = (load(qs), load(plane));
+        let minus16 = |bit: &[u8; 16]| v128_and(i8x16_eq(v128_and(p, load(bit)), u8x16_splat(0)), u8x16_splat(0xF0));
+        let lo = v128_or(v128_and(v, u8x16_splat(0x0F)), minus16(&super::FIFTH_BITS[2 * (g & 3)]));
+        let hi = v128_or(u8x16_shr(v, 4), minus16(&super::FIFTH_BITS[2 * (g & 3) + 1]));
+        let high = i32x4_splat(0xFFFF_0000u32 as i32);
+        let split = |w: v128| [F4(f32x4_convert_i32x4(i32x4_shl(w, 16))), F4(f32x4_convert_i32x4(v128_and(w, high)))];
+        let ([a, b], [c, d]) = (split(i16x8_extend_low_i8x16(lo)), split(i16x8_extend_high_i8x16(lo)));
+        let ([e, f], [g, h]) = (split(i16x8_extend_low_i8x16(hi)), split(i16x8_extend_high_i8x16(hi)));
         [a, b, c, d, e, f, g, h]
     }
 }
@@ -168,6 +187,29 @@ mod arch {
                 |v: __m128i| [_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8)];
             let [w0, w1] = widen(_mm_loadu_si128(qs.as_ptr() as *const __m128i));
             let [w2, w3] = widen(_mm_loadu_si128(qs.as_ptr().add(16) as *const __m128i));
+            let ([a, b], [c, d], [e, f], [g, h]) = (split(w0), split(w1), split(w2), split(w3));
+            [a, b, c, d, e, f, g, h]
+        }
+    }
+
+    /// As on wasm32.
+    #[inline(always)]
+    pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
+        unsafe {
+            let load = |b: &[u8; 16]| _mm_loadu_si128(b.as_ptr() as *const __m128i);
+            let (v, p, nib) = (load(qs), load(plane), _mm_set1_epi8(0x0F));
+            let minus16 = |bit: &[u8; 16]| {
+                let clear = _mm_cmpeq_epi8(_mm_and_si128(p, load(bit)), _mm_setzero_si128());
+                _mm_and_si128(clear, _mm_set1_epi8(0xF0u8 as i8))
+            };
+            let lo = _mm_or_si128(_mm_and_si128(v, nib), minus16(&super::FIFTH_BITS[2 * (g & 3)]));
+            let hi = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 4), nib), minus16(&super::FIFTH_BITS[2 * (g & 3) + 1]));
+            let high = _mm_set1_epi32(0xFFFF_0000u32 as i32);
+            let split =
+                |w: __m128i| [F4(_mm_cvtepi32_ps(_mm_slli_epi32(w, 16))), F4(_mm_cvtepi32_ps(_mm_and_si128(w, high)))];
+            let widen =
+                |v: __m128i| [_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8)];
+            let ([w0, w1], [w2, w3]) = (widen(lo), widen(hi));
             let ([a, b], [c, d], [e, f], [g, h]) = (split(w0), split(w1), split(w2), split(w3));
             [a, b, c, d, e, f, g, h]
         }
@@ -264,9 +306,17 @@ mod arch {
     pub fn bytes_paired(qs: &[i8; 32]) -> [F4; 8] {
         std::array::from_fn(|k| F4(std::array::from_fn(|l| (qs[8 * (k / 2) + 2 * l + k % 2] as i32 * 65536) as f32)))
     }
+
+    pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
+        let q: [i8; 32] = std::array::from_fn(|j| {
+            let (nibble, bit) = if j < 16 { (qs[j] & 15, 2 * (g & 3)) } else { (qs[j - 16] >> 4, 2 * (g & 3) + 1) };
+            (nibble | if ((plane[j % 16] >> bit) & 1) == 0 { 0xF0 } else { 0 }) as i8
+        });
+        bytes_paired(&q)
+    }
 }
 
-pub use arch::{bytes_paired, nibbles, F4};
+pub use arch::{bytes_paired, fives_paired, nibbles, F4};
 
 /// What `bytes_paired` multiplies each value by: placing an i16 in the high half of an i32
 /// lane is cheaper than sign-extending it. The products are exact in f32, and a power of
@@ -279,6 +329,30 @@ pub const BYTE_PAIR: f32 = 65536.0;
 pub fn pair_bytes(q: &[i8; 32]) -> [i8; 32] {
     std::array::from_fn(|j| q[8 * (j / 8) + 4 * (j % 2) + (j % 8) / 2])
 }
+
+/// A block of 32 values -16..=15 as `fives_paired` reads it: in `pair_bytes`' order, byte
+/// j's low 4 bits in the low nibble of the first array's byte j (j < 16) or the high nibble
+/// of its byte j - 16, and its fifth bit (set for 0..=15) in bit 0 (j < 16) or bit 1 of the
+/// second array's byte j mod 16. Four blocks share a plane, block g's bits shifted by 2g:
+/// `fives_paired` then picks each byte's bit with one mask, where one u32 of bits per
+/// block needed two byte shuffles to spread them (12 % slower under V8).
+pub fn pack_fives(q: &[i8; 32]) -> ([u8; 16], [u8; 16]) {
+    let p = pair_bytes(q).map(|v| v as u8);
+    let fifth = |v: u8| u8::from((v & 0x80) == 0);
+    (std::array::from_fn(|j| (p[j] & 15) | (p[j + 16] & 15) << 4), std::array::from_fn(|j| fifth(p[j]) | fifth(p[j + 16]) << 1))
+}
+
+/// `fives_paired`'s masks: `FIFTH_BITS[k]` has bit k in every byte.
+static FIFTH_BITS: [[u8; 16]; 8] = {
+    let mut t = [[0u8; 16]; 8];
+    let mut k = 0;
+    while k < 8 {
+        t[k] = [1 << k; 16];
+        k += 1;
+    }
+    t
+};
+
 #[cfg(target_arch = "x86_64")]
 pub use arch::{has_avx, F8};
 
