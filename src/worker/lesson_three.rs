@@ -1,7 +1,8 @@
 //! Lesson 3's experiments: every chosen task under every chosen strategy, one unit of work
 //! (a prompt or a token) per turn of the event loop, so that progress is reported and
 //! Cancel is heard between tokens. The runner is the engine's, as in the CLI. With depth
-//! asked for, each item's traces are then scored one sample per turn (`trace_depth`); with
+//! asked for, each item's traces are then scored after one prefill of their shared prompt,
+//! one sample per turn (`trace_depth`); with
 //! faithfulness, a chain of thought's trace then gets the engine's three tests
 //! (`faithfulness`), one prompt or token per turn. With the budget sweep, each task then
 //! runs under chain of thought at every budget of the sweep.
@@ -12,7 +13,7 @@ use engine::reasoning::faithfulness::{FaithRunner, Faithfulness};
 use engine::reasoning::runner::ItemRunner;
 use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
 use engine::reasoning::task::Task;
-use engine::reasoning::trace_depth::{sample_depth, SampleDepth};
+use engine::reasoning::trace_depth::{sample_depth, task_prompt, SampleDepth};
 
 pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response, String> {
     experiment.validate()?;
@@ -90,11 +91,16 @@ async fn run_item(id: u32, task: &Task, cfg: RunConfig, done: usize, total: usiz
 /// was cancelled meanwhile.
 async fn depth(id: u32, task: &Task, result: &ItemResult) -> Result<Option<Response>, String> {
     let started = state::performance_now();
+    let prompt = match state::with(|s| s.owned(id).map(|session| task_prompt(session.model(), task, result.strategy))) {
+        None => return Ok(None),
+        Some(prompt) => prompt.map_err(|e| e.to_string())?,
+    };
+    yield_now().await;
     let mut samples: Vec<Option<SampleDepth>> = Vec::new();
     for sample in &result.samples {
         let scored = state::with(|s| {
             s.owned(id)
-                .map(|session| sample_depth(session.model(), task, result.strategy, sample))
+                .map(|session| sample_depth(session.model(), &prompt, sample))
         });
         match scored {
             None => return Ok(None),

@@ -1,7 +1,8 @@
 // Nothing a learner does is lost: the playground's conversation, Lesson 2's measurements and
 // Lesson 3's finished runs are kept in the browser (IndexedDB) and come back after a glossary
 // link and Back and after a reload; Saved work (/saved) lists them with their date and the
-// model that made them (Gemma 3 270M when it is picked, which the lessons then name too), deletes them, and
+// model that made them (Gemma 3 270M when it is picked, which the lessons then name too; a lesson
+// showing a saved item names the model that made it, not the one loaded), deletes them, and
 // exports and imports them as one JSON file that restores a conversation exactly; an item
 // of another version is listed as unreadable; a refused write says so. At 390 px the
 // playground's settings fold away below the prompt and Send. One browser profile; the tests
@@ -115,6 +116,11 @@ test("a Lesson 3 run survives navigation and a reload", { timeout: 4 * MINUTE },
   await page.waitForSelector(`${sel("run-status")}[data-state=finished][data-run="1"]`);
   assert.deepEqual(await results(), rows, "after a reload: the same results");
   assert.equal(await page.getAttribute(sel("experiment-progress"), "value"), "2");
+  // The run shown is a saved one, and the line before it says which model made it.
+  assert.equal(
+    await text("measured-on"),
+    "Shown: a measurement saved earlier, made on SmolLM2-135M-Instruct.Q4_1. A new run measures SmolLM2-135M-Instruct.Q4_1.",
+  );
 });
 
 test("Saved work lists both with date and model; export, delete and import restore a conversation exactly", { timeout: 3 * MINUTE }, async () => {
@@ -358,6 +364,15 @@ test("picked, Gemma 3 270M is the model the lessons say they measured on and the
 
   await page.goto(url("/learn/generation"));
   await page.waitForSelector(`${sel("measured-on")}[data-model="gemma-3-270m.Q4_K_M"]`, { timeout: 2 * MINUTE });
+
+  // Lesson 3 shows the run SmolLM2 made (imported back above), and names SmolLM2 for it, not Gemma.
+  await page.goto(url("/learn/reasoning"));
+  await page.waitForSelector(`${sel("measured-on")}[data-model="gemma-3-270m.Q4_K_M"]`, { timeout: 2 * MINUTE });
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished][data-run="1"]`);
+  assert.equal(
+    await text("measured-on"),
+    "Shown: a measurement saved earlier, made on SmolLM2-135M-Instruct.Q4_1. A new run measures gemma-3-270m.Q4_K_M.",
+  );
 
   // Back on SmolLM2, Lesson 2 shows the run Gemma made, and names Gemma for it, not SmolLM2.
   await page.goto(url("/learn/stages"));

@@ -1,13 +1,15 @@
 //! The deep-thinking ratio (probe/depth.rs) on the real model: every layer's divergence from
 //! the last is 0 at the last layer and within [0, ln 2]; it equals a plain-f32 reference
 //! (candle's own llama, softmax and Jensen–Shannon in f64, written out naively); settling
-//! depths and the DTR follow from the divergences by the definition; and scoring a greedy
-//! reply teacher-forced gives the divergences of the generation's own hidden states.
+//! depths and the DTR follow from the divergences by the definition; scoring a greedy
+//! reply teacher-forced gives the divergences of the generation's own hidden states; and
+//! replies scored after one shared prefill of their prompt get exactly the divergences of
+//! each scored alone.
 
 mod common;
 use common::*;
 use engine::kv_cache::KvCache;
-use engine::probe::depth::{divergences, score, settle, Thresholds, TokenDepth};
+use engine::probe::depth::{divergences, score, settle, SharedPrompt, Thresholds, TokenDepth};
 use engine::reference::Reference;
 use engine::{prompt_tokens, Model, SamplerSettings, SystemPrompt};
 use std::f64::consts::LN_2;
@@ -225,11 +227,31 @@ fn scoring_in_one_chunk_or_many_gives_the_same_divergences() {
 }
 
 #[test]
+fn replies_scored_after_one_shared_prompt_equal_each_scored_alone_bit_for_bit() {
+    let model = real();
+    for c in cases() {
+        let shared = SharedPrompt::new(&model, &c.prompt).unwrap();
+        // Lengths whose own pass alone would take the decode kernels (1 to 8 tokens), the
+        // tiled one (9 on), and the whole reply; one prompt's cache serves them all.
+        for n in [1, 2, 8, 9, 12, c.reply.len()].into_iter().filter(|&n| n <= c.reply.len()) {
+            let alone = score(&model, &c.prompt, &c.reply[..n]).unwrap();
+            assert_eq!(shared.score(&model, &c.reply[..n]).unwrap(), alone, "{n} reply tokens");
+        }
+    }
+    // A prompt of a few tokens is not prefilled alone: each reply's pass takes it whole.
+    let short = &cases()[0].prompt[..3];
+    let reply = &cases()[0].reply[..4];
+    assert_eq!(SharedPrompt::new(&model, short).unwrap().score(&model, reply).unwrap(), score(&model, short, reply).unwrap());
+}
+
+#[test]
 fn bad_input_is_refused() {
     let model: std::sync::Arc<Model> = real();
     let p = prompt("Hi");
     assert!(score(&model, &p, &[]).unwrap_err().to_string().contains("no tokens"));
     assert!(score(&model, &[], &[1]).is_err());
+    assert!(SharedPrompt::new(&model, &[]).is_err());
+    assert!(SharedPrompt::new(&model, &p).unwrap().score(&model, &[]).unwrap_err().to_string().contains("no tokens"));
     let too_long = vec![1u32; model.config.context];
     assert!(score(&model, &p, &too_long).unwrap_err().to_string().contains("context"));
     assert!(score(&model, &p, &[model.config.vocab as u32]).unwrap_err().to_string().contains("vocabulary"));
@@ -240,7 +262,7 @@ fn a_lesson_3_sample_is_scored_on_the_tokens_it_generated_in_its_own_context() {
     use engine::reasoning::runner::run_all;
     use engine::reasoning::strategy::{prompt_ids, RunConfig, Strategy};
     use engine::reasoning::tasks::bundled_tasks;
-    use engine::reasoning::trace_depth::sample_depth;
+    use engine::reasoning::trace_depth::{sample_depth, task_prompt};
     let model = real();
     let tasks: Vec<_> = bundled_tasks().into_iter().filter(|t| ["arith-01", "chain-02"].contains(&t.id.as_str())).collect();
     // A budget of 24 cuts some traces, so both kinds of sample (forced `Answer:` or not) occur.
@@ -248,8 +270,9 @@ fn a_lesson_3_sample_is_scored_on_the_tokens_it_generated_in_its_own_context() {
     let results = run_all(&mut session(model.clone()), &tasks, &cfg, || 0.0).unwrap();
     let mut forced = (0, 0);
     for (task, r) in tasks.iter().zip(&results) {
+        let shared = task_prompt(&model, task, cfg.strategy).unwrap();
         for sample in &r.samples {
-            let d = sample_depth(&model, task, cfg.strategy, sample).unwrap().unwrap();
+            let d = sample_depth(&model, &shared, sample).unwrap().unwrap();
             let bytes: Vec<u8> =
                 d.tokens.iter().flat_map(|t| model.tokenizer.token_bytes(t.id).to_vec()).collect();
             let text = String::from_utf8_lossy(&bytes);
@@ -264,6 +287,7 @@ fn a_lesson_3_sample_is_scored_on_the_tokens_it_generated_in_its_own_context() {
                 assert!(text == written || text == format!("{written}{end}"), "{text:?} vs {written:?}");
             }
             assert_eq!(d.texts.len(), d.tokens.len());
+            // Scored after the task's shared prompt: what scoring it alone gives, bit for bit.
             let alone = score(&model, &prompt_ids(&model.tokenizer, task, cfg.strategy).unwrap(), sample.continuous_tokens());
             assert_eq!(alone.unwrap(), d.tokens);
         }

@@ -48,6 +48,9 @@ pub struct Lab {
     pub save_problem: RwSignal<Option<String>>,
     /// The engine, one experiment at a time; leaving the page cancels the running one.
     pub engine: LabEngine,
+    /// When the run shown is a saved one, the model that made it (a new run takes it off):
+    /// "Measured on" must not name the model loaded now for it.
+    pub restored_from: RwSignal<Option<String>>,
 }
 
 // No `Default`: a lab needs the app's context (the bridge), which only a component has.
@@ -62,19 +65,21 @@ impl Lab {
             problem: RwSignal::new(None),
             save_problem: RwSignal::new(None),
             engine: LabEngine::new(),
+            restored_from: RwSignal::new(None),
         };
         saved_runs::restore(lab.save_problem, move |runs| lab.restore(runs));
         lab
     }
 
     /// The saved runs come before this visit's; the newest is shown unless one was started.
-    fn restore(self, runs: Vec<Run>) {
+    fn restore(self, runs: Vec<(Run, String)>) {
         let newest = runs.last().cloned();
+        let runs = runs.into_iter().map(|(run, _)| run).collect();
         self.history.try_update(|h| {
             let started = std::mem::replace(h, runs);
             h.extend(started);
         });
-        if let (Some(run), Some(None)) = (newest, self.run.try_get_untracked()) {
+        if let (Some((run, model)), Some(None)) = (newest, self.run.try_get_untracked()) {
             let total = run.results.len();
             self.progress.try_set(Progress {
                 done: total,
@@ -82,6 +87,7 @@ impl Lab {
                 ..Progress::default()
             });
             self.run.try_set(Some(run));
+            self.restored_from.try_set(Some(model));
         }
     }
 
@@ -108,6 +114,7 @@ impl Lab {
             .with_untracked(|r| r.as_ref().map_or(0, |r| r.number))
             + 1;
         let run = Run::new(number, experiment.clone());
+        self.restored_from.set(None);
         self.progress.set(Progress {
             done: 0,
             total: run.tasks.len() * run.experiment.runs_per_task(),

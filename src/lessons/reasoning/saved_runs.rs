@@ -126,9 +126,9 @@ pub fn save(run: &Run, model: Option<&Choice>, problem: RwSignal<Option<String>>
     });
 }
 
-/// Reads the saved runs that this version can read, oldest first, and hands them to
-/// `restored` (unreadable ones are left to Saved work to list).
-pub fn restore(problem: RwSignal<Option<String>>, restored: impl FnOnce(Vec<Run>) + 'static) {
+/// Reads the saved runs that this version can read, oldest first, each with the model that
+/// made it, and hands them to `restored` (unreadable ones are left to Saved work to list).
+pub fn restore(problem: RwSignal<Option<String>>, restored: impl FnOnce(Vec<(Run, String)>) + 'static) {
     wasm_bindgen_futures::spawn_local(async move {
         let entries = match store::list().await {
             Ok(entries) => entries,
@@ -137,13 +137,13 @@ pub fn restore(problem: RwSignal<Option<String>>, restored: impl FnOnce(Vec<Run>
                 return;
             }
         };
-        let mut runs: Vec<Run> = entries
+        let mut runs: Vec<(Run, String)> = entries
             .iter()
             .filter_map(|e| e.record.as_ref().ok())
             .filter(|r| r.kind == KIND)
-            .filter_map(|r| read(r).ok())
+            .filter_map(|r| read(r).ok().map(|run| (run, r.model.clone())))
             .collect();
-        runs.sort_by_key(|r| r.number);
+        runs.sort_by_key(|(r, _)| r.number);
         if !runs.is_empty() {
             restored(runs);
         }

@@ -12,11 +12,15 @@
 //! per chunk), so the distributions of only one chunk exist at a time. The divergences are
 //! kept, so settling depths and the DTR for any g and ρ are a pure function of them
 //! (`settle`, `Thresholds::deep`), without the model.
+//!
+//! Replies that share a prompt (a task's self-consistency samples) are scored after one
+//! prefill of it (`SharedPrompt`), with the same divergences, bit for bit.
 
-use crate::arch::Model;
+use crate::arch::{Logits, Model};
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
 use crate::parallel;
+use crate::quant::FEW_TOKENS;
 use serde::{Deserialize, Serialize};
 
 /// The study's defaults.
@@ -102,9 +106,54 @@ pub fn settle(jsd: &[f32], g: f64) -> usize {
 /// Scores `reply` as if the model had written it after `prompt` (teacher forcing): one
 /// prefill over both, then every reply token's D_{t,l} for l = 1..L.
 pub fn score(model: &Model, prompt: &[u32], reply: &[u32]) -> Result<Vec<TokenDepth>> {
+    check_prompt(prompt)?;
+    score_after(model, prompt, reply, KvCache::new(&model.config))
+}
+
+/// A prompt prefilled once, so that several replies after it are scored without prefilling
+/// it again (`score` does for each).
+pub struct SharedPrompt {
+    tokens: Vec<u32>,
+    cache: KvCache,
+}
+
+impl SharedPrompt {
+    pub fn new(model: &Model, prompt: &[u32]) -> Result<Self> {
+        check_prompt(prompt)?;
+        let mut cache = KvCache::new(&model.config);
+        // A prompt of a few tokens would take the decode kernels, which `score`'s pass over
+        // prompt and reply does not: each reply's pass takes it whole then.
+        if prompt.len() > FEW_TOKENS {
+            model.forward(prompt, 0, &mut cache, model.config.layers, Logits::Last)?;
+        }
+        Ok(Self { tokens: prompt.to_vec(), cache })
+    }
+
+    /// `score(model, prompt, reply)`, bit for bit. The pass starts from a copy of the
+    /// prompt's cache cut back so that it runs the prompt's last token again (its position
+    /// produces the reply's first) and more than `FEW_TOKENS` tokens (so it takes the tiled
+    /// kernel, as the one pass over prompt and reply does; each position's arithmetic is
+    /// then the same).
+    pub fn score(&self, model: &Model, reply: &[u32]) -> Result<Vec<TokenDepth>> {
+        let total = self.tokens.len() + reply.len();
+        let from = (self.tokens.len() - 1).min(total.saturating_sub(FEW_TOKENS + 1));
+        let mut cache = self.cache.clone();
+        // A local layer that no longer holds its window empties the cache: the pass then
+        // starts at 0 (`KvCache::truncate`).
+        cache.truncate(from);
+        score_after(model, &self.tokens, reply, cache)
+    }
+}
+
+fn check_prompt(prompt: &[u32]) -> Result<()> {
     if prompt.is_empty() {
         return Err(EngineError::InvalidPrompt("the prompt is empty".into()));
     }
+    Ok(())
+}
+
+/// `reply` scored after `prompt`, whose first `cache.len()` positions `cache` holds.
+fn score_after(model: &Model, prompt: &[u32], reply: &[u32], mut cache: KvCache) -> Result<Vec<TokenDepth>> {
     if reply.is_empty() {
         return Err(EngineError::InvalidPrompt("the reply has no tokens to score".into()));
     }
@@ -112,7 +161,8 @@ pub fn score(model: &Model, prompt: &[u32], reply: &[u32]) -> Result<Vec<TokenDe
     // Token i of the reply is produced by the position just before it.
     let first = prompt.len() - 1;
     let keep = first..first + reply.len();
-    let (_, states) = model.forward_states(&all, 0, &mut KvCache::new(&model.config), keep)?;
+    let start = cache.len();
+    let (_, states) = model.forward_states(&all[start..], start, &mut cache, keep)?;
     let jsd = divergences(model, &states.rows, states.layers)?;
     Ok(reply.iter().zip(jsd).map(|(&id, jsd)| TokenDepth { id, jsd }).collect())
 }

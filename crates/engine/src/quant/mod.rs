@@ -39,6 +39,10 @@ const BLOCK: usize = 32;
 /// Weight rows dequantised at once for a matrix-matrix product.
 const ROW_TILE: usize = 2;
 
+/// The most activation rows `matmul` takes through the decode kernels (one matrix-vector
+/// product per row, or `matvec_few`); a pass of more tokens takes the tiled kernel.
+pub const FEW_TOKENS: usize = 8;
+
 /// One block family's weights in memory, seen as blocks of 32 numbered row by row
 /// (`i = row · cols / 32 + b`). Each value is `block(i)`, computed with ggml's arithmetic;
 /// the decode kernels use instead `scale(i) · raw(i) + offset`, the same number up to the
@@ -200,7 +204,8 @@ impl QMatrix {
     }
 
     /// As `matmul`, for the output rows in `rows` only, on this thread: `out` holds `n` rows
-    /// of `rows.len()` values.
+    /// of `rows.len()` values. Up to `FEW_TOKENS` activation rows take the decode kernels,
+    /// more the tiled one, and the two round differently.
     pub fn matmul_rows(&self, x: &[f32], n: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
         assert_eq!(out.len(), n * rows.len(), "matmul: output shape");
         match n {
@@ -215,6 +220,7 @@ impl QMatrix {
             6 => self.matvec_few::<6>(x, rows, out),
             7 => self.matvec_few::<7>(x, rows, out),
             8 => self.matvec_few::<8>(x, rows, out),
+            // Above `FEW_TOKENS`.
             _ => self.matmat(x, n, rows, out),
         }
     }
