@@ -7,12 +7,11 @@
 // of another version is listed as unreadable; a refused write says so. At 390 px the
 // playground's settings fold away below the prompt and Send. One browser profile; the tests
 // run in order and build on each other's work. (Firefox and WebKit: smoke.mjs reloads a
-// conversation.) It also makes the README's picture of Saved work (docs/saved-work.png).
+// conversation.) The README's picture of Saved work is scripts/make-saved-work-png.mjs's.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGreedy, READY, ROOT } from "./session.mjs";
+import { MINUTE, openSession, playgroundGreedy, READY } from "./session.mjs";
 
 let session, page, url;
 
@@ -159,7 +158,6 @@ test("Saved work lists both with date and model; export, delete and import resto
   await page.waitForFunction(() => /Imported 2 items/.test(document.querySelector("[data-testid=saved-message]")?.textContent));
   await page.waitForFunction(() => document.querySelectorAll("[data-testid=saved-item]").length === 2);
   assert.deepEqual(await items(), listed, "the same items, ids and dates");
-  await page.screenshot({ path: join(ROOT, "docs/saved-work.png") });
 
   await page.click(`${sel("saved-item")}[data-kind=conversation] ${sel("open-saved")}`);
   await page.waitForSelector(sel("summary"));
