@@ -29,7 +29,7 @@ pub struct Record {
     pub format: String,
     pub version: u32,
     pub id: String,
-    /// "conversation" or "reasoning-run": the page's `data-kind`.
+    /// "conversation", "reasoning-run" or "stage-measurement": the page's `data-kind`.
     pub kind: String,
     /// When it was last saved: milliseconds since 1970.
     pub saved: f64,
