@@ -11,7 +11,7 @@
 // --self-consistency adds the strategy to the default run (its N samples of a task share a
 // prompt, which depth prefills once). The last stdout line is the JSON summary.
 import { loadavg } from "node:os";
-import { MINUTE, READY, openSession, setInput } from "../tests/e2e/session.mjs";
+import { chooseStrategies, MINUTE, READY, openSession, setInput } from "../tests/e2e/session.mjs";
 import { cpuModel } from "./report.mjs";
 
 const args = process.argv.slice(2);
@@ -61,17 +61,12 @@ try {
   const defaults = { limit: await page.inputValue(sel("limit")), budget: await page.inputValue(sel("budget")) };
 
   // The warm-up: one task, direct.
-  const strategies = async (chosen) => {
-    for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
-      await box.setChecked(chosen(await box.getAttribute("value")));
-    }
-  };
   const defaultStrategies = await page.$$eval(`${sel("strategy")} input[type=checkbox]:checked`, (els) => els.map((e) => e.value));
-  await strategies((value) => value === "direct");
+  await chooseStrategies(page, ["direct"]);
   await page.fill(sel("limit"), "1");
   await run(page, false);
 
-  await strategies((value) => defaultStrategies.includes(value) || (SELF_CONSISTENCY && value === "self-consistency"));
+  await chooseStrategies(page, SELF_CONSISTENCY ? [...defaultStrategies, "self-consistency"] : defaultStrategies);
   await page.fill(sel("limit"), String(LIMIT ?? defaults.limit));
   if (BUDGET !== null) await setInput(page, "budget", BUDGET);
   const experiment = {

@@ -5,7 +5,7 @@
 // changing how Saved work looks:
 //   nice -n 19 trunk build --release && node scripts/make-saved-work-png.mjs
 import { join } from "node:path";
-import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, stagesPanelIdle } from "../tests/e2e/session.mjs";
+import { chooseStrategies, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, ROOT, stagesPanelIdle } from "../tests/e2e/session.mjs";
 
 const KINDS = ["conversation", "reasoning-run", "stage-measurement"];
 const sel = (testid) => `[data-testid=${testid}]`;
@@ -28,9 +28,7 @@ try {
 
   // Lesson 3's smallest run: one strategy on two tasks.
   await page.click('nav >> text="3. Reasoning"');
-  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
-    await box.setChecked((await box.getAttribute("value")) === "direct");
-  }
+  await chooseStrategies(page, ["direct"]);
   await page.fill(sel("limit"), "2");
   await page.click(sel("run-experiment"));
   await page.waitForSelector(`${sel("run-status")}[data-state=finished]`, { timeout: 5 * MINUTE });

@@ -4,7 +4,7 @@
 // With Force an answer unticked, a trace the budget cuts ends with no answer.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { assertAccessible, MINUTE, openSession, READY, setInput } from "./session.mjs";
+import { assertAccessible, chooseStrategies, MINUTE, openSession, READY, setInput } from "./session.mjs";
 
 let session, server, page;
 
@@ -23,9 +23,7 @@ test("one run sweeps the budget, and without a forced answer a cut trace has non
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   assert.equal(await page.isChecked(sel("forced-answer")), true, "an answer is forced by default");
   assert.equal(await page.isChecked(sel("sweep-option")), false);
-  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
-    await box.setChecked((await box.getAttribute("value")) === "cot");
-  }
+  await chooseStrategies(page, ["cot"]);
   await page.selectOption(sel("category"), "multi-digit");
   await page.fill(sel("limit"), String(TASKS));
   await page.fill(sel("seed"), "3");

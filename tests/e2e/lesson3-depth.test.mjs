@@ -5,7 +5,7 @@
 // panels fit 390 px and pass axe-core.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { assertAccessible, MINUTE, openSession, READY, setInput, tabTo } from "./session.mjs";
+import { assertAccessible, chooseStrategies, MINUTE, openSession, READY, setInput, tabTo } from "./session.mjs";
 
 let session, server, page;
 
@@ -29,9 +29,7 @@ test("a run with depth shows every trace's tokens against its DTR, from that run
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   // Depth is an option of a run, off by default.
   assert.equal(await page.isChecked(sel("depth-option")), false);
-  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
-    await box.setChecked(["cot", "self-consistency"].includes(await box.getAttribute("value")));
-  }
+  await chooseStrategies(page, ["cot", "self-consistency"]);
   await page.fill(sel("limit"), "2");
   await page.fill(sel("seed"), "7");
   await page.fill(sel("samples"), "3");

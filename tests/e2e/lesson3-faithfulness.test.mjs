@@ -6,7 +6,7 @@
 // keyboard, fit 390 px and pass axe-core.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { assertAccessible, MINUTE, openSession, READY, setInput, tabTo } from "./session.mjs";
+import { assertAccessible, chooseStrategies, MINUTE, openSession, READY, setInput, tabTo } from "./session.mjs";
 
 let session, server, page;
 
@@ -48,18 +48,14 @@ test("before a run, the panels say how to get one; faithfulness needs chain of t
   });
   assert.match(heading ?? "", /A trace is not an explanation/);
   assert.equal(await page.isChecked(sel("faithfulness-option")), false, "off by default");
-  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
-    await box.setChecked((await box.getAttribute("value")) === "direct");
-  }
+  await chooseStrategies(page, ["direct"]);
   await page.check(sel("faithfulness-option"));
   await page.click(sel("run-experiment"));
   assert.match(await page.textContent(sel("experiment-error")), /Faithfulness is tested on chain-of-thought traces/);
 });
 
 test("a run with faithfulness tests every chain of thought, with progress, and the panels show that run", { timeout: 8 * MINUTE }, async (t) => {
-  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
-    await box.setChecked((await box.getAttribute("value")) === "cot");
-  }
+  await chooseStrategies(page, ["cot"]);
   await page.selectOption(sel("category"), "word-problems");
   await page.fill(sel("limit"), String(TASKS));
   await page.fill(sel("seed"), "7");

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { assertAccessible, MINUTE, modelLoaded, openSession, READY, ROOT, setInput } from "./session.mjs";
+import { assertAccessible, chooseStrategies, MINUTE, modelLoaded, openSession, READY, ROOT, setInput } from "./session.mjs";
 
 const CLI = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "release/playground");
 // Set SCREENSHOTS=dir to keep pictures of the page at 1200 and 390 px.
@@ -44,9 +44,7 @@ async function slide(testid, value) {
 }
 
 async function configure({ strategies, category = "", limit, seed = 2, budget = 32, samples = 5, temperature = 0.7 }) {
-  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
-    await box.setChecked(strategies.includes(await box.getAttribute("value")));
-  }
+  await chooseStrategies(page, strategies);
   await page.selectOption(sel("category"), category);
   await page.fill(sel("limit"), String(limit));
   await page.fill(sel("seed"), String(seed));

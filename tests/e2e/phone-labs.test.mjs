@@ -6,7 +6,7 @@
 // lesson2*.test.mjs and lesson3*.test.mjs.)
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, READY, setInput, stagesPanelIdle } from "./session.mjs";
+import { chooseStrategies, MINUTE, openSession, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 const WIDTH = 390;
 const HEIGHT = 844;
@@ -121,9 +121,7 @@ test("Lesson 3: after a short run, each part of its evidence has its way back to
   assert.ok((await pageWidth()) <= WIDTH, "before the run");
 
   // Every kind of evidence, on two tasks: three strategies, the sweep, depth, faithfulness.
-  for (const box of await page.$$(`${id("strategy")} input[type=checkbox]`)) {
-    await box.setChecked(["direct", "cot", "self-consistency"].includes(await box.getAttribute("value")));
-  }
+  await chooseStrategies(page, ["direct", "cot", "self-consistency"]);
   await page.fill(id("limit"), "2");
   await page.fill(id("samples"), "3");
   await setInput(page, "budget", 16);

@@ -5,7 +5,7 @@
 // Content-Security-Policy must never have had to block anything.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { loadModel, MINUTE, openSession, playgroundGenerate, setInput, stagesPanelIdle } from "./session.mjs";
+import { chooseStrategies, loadModel, MINUTE, openSession, playgroundGenerate, setInput, stagesPanelIdle } from "./session.mjs";
 
 // Typed into every prompt field, to be looked for in every request.
 const MARKER = "Zebrafish-7f3q";
@@ -60,9 +60,7 @@ test("a whole session through the lessons, the playground, the glossary and the 
 
   await menu("3. Reasoning");
   await page.selectOption(id("category"), "");
-  for (const box of await page.$$(`${id("strategy")} input[type=checkbox]`)) {
-    await box.setChecked((await box.getAttribute("value")) === "direct");
-  }
+  await chooseStrategies(page, ["direct"]);
   await page.fill(id("limit"), "1");
   await page.click(id("run-experiment"));
   await page.waitForSelector(`${id("run-status")}:not([data-state=running])`, { timeout: 3 * MINUTE });

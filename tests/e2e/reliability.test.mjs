@@ -4,7 +4,7 @@
 // The page must say what happened, lose nothing, and keep working.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { engineWorker, engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
+import { chooseStrategies, engineWorker, engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 const id = (testid) => `[data-testid=${testid}]`;
 const QUESTION = "What is the capital of France?";
@@ -103,9 +103,7 @@ test("Run pressed twice in Lessons 2 and 3 sends one request each", { timeout: 4
   assert.equal(await page.$$eval(`${id("timeline")} rect`, (r) => r.length), 4, "one complete run");
 
   await page.click('nav >> text="3. Reasoning"');
-  for (const box of await page.$$(`${id("strategy")} input[type=checkbox]`)) {
-    await box.setChecked((await box.getAttribute("value")) === "direct");
-  }
+  await chooseStrategies(page, ["direct"]);
   await page.fill(id("limit"), "1");
   t = await now();
   await page.$eval(id("run-experiment"), (button) => {

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGreedy, READY } from "./session.mjs";
+import { chooseStrategies, MINUTE, openSession, playgroundGreedy, READY } from "./session.mjs";
 
 let session, page, url;
 
@@ -95,9 +95,7 @@ test("a three-turn conversation survives a glossary link and Back, and a reload;
 
 test("a Lesson 3 run survives navigation and a reload", { timeout: 4 * MINUTE }, async () => {
   await page.click('nav >> text="3. Reasoning"');
-  for (const box of await page.$$(`${sel("strategy")} input[type=checkbox]`)) {
-    await box.setChecked((await box.getAttribute("value")) === "direct");
-  }
+  await chooseStrategies(page, ["direct"]);
   await page.fill(sel("limit"), "2");
   await page.click(sel("run-experiment"));
   await page.waitForSelector(`${sel("run-status")}[data-state=finished]`, { timeout: 3 * MINUTE });

@@ -108,6 +108,13 @@ export async function playgroundGreedy(page) {
   assert.equal(await page.inputValue("[data-testid=temperature]"), "0");
 }
 
+/** Ticks exactly Lesson 3's strategies whose values `chosen` lists, and no other. */
+export async function chooseStrategies(page, chosen) {
+  for (const box of await page.$$("[data-testid=strategy] input[type=checkbox]")) {
+    await box.setChecked(chosen.includes(await box.getAttribute("value")));
+  }
+}
+
 /**
  * Starts a new playground conversation if the page has one. It waits for Send to be
  * enabled first: that is when the model is loaded and the saved conversation has been read,
