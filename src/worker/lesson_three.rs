@@ -2,9 +2,8 @@
 //! (a prompt or a token) per turn of the event loop, so that progress is reported and
 //! Cancel is heard between tokens. The runner is the engine's, as in the CLI. With depth
 //! asked for, each item's traces are then scored after one prefill of their shared prompt,
-//! one sample per turn (`trace_depth`); with
-//! faithfulness, a chain of thought's trace then gets the engine's three tests
-//! (`faithfulness`), one prompt or token per turn. With the budget sweep, each task then
+//! one sample per turn (`trace_depth`); with faithfulness, a chain of thought's trace then
+//! gets the engine's three tests (`faithfulness`), one prompt or token per turn. With the budget sweep, each task then
 //! runs under chain of thought at every budget of the sweep.
 
 use super::{post::post, state, yield_now::yield_now};
