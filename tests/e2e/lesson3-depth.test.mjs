@@ -24,6 +24,19 @@ const points = () =>
     gs.map((g) => ({ tokens: Number(g.dataset.tokens), dtr: Number(g.dataset.dtr), correct: g.dataset.correct })),
   );
 
+/** Pearson's r of xs and ys, or null when either does not vary. */
+function pearson(xs, ys) {
+  const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+  const [mx, my] = [mean(xs), mean(ys)];
+  let [sxy, sxx, syy] = [0, 0, 0];
+  xs.forEach((x, i) => {
+    sxy += (x - mx) * (ys[i] - my);
+    sxx += (x - mx) ** 2;
+    syy += (ys[i] - my) ** 2;
+  });
+  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : null;
+}
+
 test("a run with depth shows every trace's tokens against its DTR, from that run", { timeout: 12 * MINUTE }, async (t) => {
   await page.goto(server.url + "/learn/reasoning");
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
@@ -54,8 +67,18 @@ test("a run with depth shows every trace's tokens against its DTR, from that run
   );
   assert.deepEqual(cotPoints, cot);
 
-  // The correlations are over the same N, with a verdict from their intervals.
+  // The correlations are over the same N, from 2 tasks (the units the interval resamples),
+  // and they are the points' own: Pearson's r with correct as 0/1, recomputed here.
   assert.equal(await page.getAttribute(sel("depth-correlation"), "data-n"), "8");
+  assert.equal(await page.getAttribute(sel("depth-correlation"), "data-tasks"), "2");
+  const ones = all.map((p) => (p.correct === "true" ? 1 : 0));
+  for (const [attribute, xs] of [["data-r-length", all.map((p) => p.tokens)], ["data-r-dtr", all.map((p) => p.dtr)]]) {
+    const r = pearson(xs, ones);
+    const shown = await page.getAttribute(sel("depth-correlation"), attribute);
+    // The DTRs shown are rounded to 4 decimals: r agrees to about 1e-3.
+    if (r === null) assert.equal(shown, "", `${attribute}: undefined here, ${shown} on the page`);
+    else assert.ok(Math.abs(Number(shown) - r) < 2e-3, `${attribute}: ${r} here, ${shown} on the page`);
+  }
   const verdict = await page.textContent(sel("depth-verdict"));
   assert.match(verdict, /^Length: this run (agrees|disagrees|cannot tell).* DTR: this run (agrees|disagrees|cannot tell)/);
   assert.match(await page.textContent(sel("depth-correlation")), /0\.683/);

@@ -62,8 +62,9 @@ fn scatter(points: &[Point], seed: u64) -> impl IntoView {
         })
         .collect_view();
     let correct: Vec<bool> = points.iter().map(|p| p.correct).collect();
-    let length = correlation(&correct, &points.iter().map(|p| p.tokens() as f64).collect::<Vec<_>>(), seed);
-    let depth = correlation(&correct, &points.iter().map(Point::dtr).collect::<Vec<_>>(), seed);
+    let task: Vec<&str> = points.iter().map(|p| p.task_id.as_str()).collect();
+    let length = correlation(&correct, &points.iter().map(|p| p.tokens() as f64).collect::<Vec<_>>(), &task, seed);
+    let depth = correlation(&correct, &points.iter().map(Point::dtr).collect::<Vec<_>>(), &task, seed);
     let right = correct.iter().filter(|&&c| c).count();
     let summary = format!(
         "{} traces, {right} correct; correlation of correctness with length {}, with DTR {}.",
@@ -82,9 +83,13 @@ fn scatter(points: &[Point], seed: u64) -> impl IntoView {
                 {marks}
             </svg>
         </figure>
-        <div data-testid="depth-correlation" data-n=points.len() data-r-length=length.r.map_or(String::new(), |r| format!("{r:.3}")) data-r-dtr=depth.r.map_or(String::new(), |r| format!("{r:.3}"))>
+        <div data-testid="depth-correlation" data-n=points.len() data-tasks=length.tasks data-r-length=length.r.map_or(String::new(), |r| format!("{r:.3}")) data-r-dtr=depth.r.map_or(String::new(), |r| format!("{r:.3}"))>
             <table class="results-table">
-                <caption>{format!("Point-biserial correlation with correctness, N = {} traces (95% bootstrap interval, 2000 resamples)", points.len())}</caption>
+                <caption>{format!(
+                    "Point-biserial correlation with correctness, N = {} from {} (95% bootstrap interval, 2000 resamples of the tasks: a task's traces share its difficulty, so they count together)",
+                    names::count(points.len(), "trace", "traces"),
+                    names::count(length.tasks, "task", "tasks")
+                )}</caption>
                 <thead><tr><th scope="col">"of correctness with"</th><th scope="col">"this run"</th><th scope="col">"the study reports"</th></tr></thead>
                 <tbody>
                     <tr><th scope="row">"length (tokens)"</th><td>{r_text(&length)}</td><td>{format!("{STUDY_LENGTH_R:+.3}")}</td></tr>

@@ -234,5 +234,6 @@ fn jensen_shannon(p: &[f32], lp: &[f32], lq: &[f32]) -> f32 {
         let lm = m.ln();
         sum += (p * (lp - lm) + q * (lq - lm)) as f64;
     }
-    (0.5 * sum) as f32
+    // The divergence lies in [0, ln 2]; rounding can put a nearly equal pair a hair below 0.
+    ((0.5 * sum) as f32).clamp(0.0, std::f32::consts::LN_2)
 }

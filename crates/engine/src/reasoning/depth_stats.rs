@@ -1,9 +1,9 @@
 //! What Lesson 3 reports about depth against length: the point-biserial correlation of
 //! correctness with a trace's length and with its deep-thinking ratio, each with a seeded
-//! percentile-bootstrap interval, and Think@n (Chen et al. 2026): per task, vote over the
-//! half of the samples whose first P tokens think deepest, against the plain vote over all.
-//! Pure functions of the samples' verdicts, lengths and per-token depth flags, so the page
-//! recomputes them for other g, ρ or P without the model.
+//! percentile-bootstrap interval over tasks, and Think@n (Chen et al. 2026): per task, vote
+//! over the half of the samples whose first P tokens think deepest, against the plain vote
+//! over all. Pure functions of the samples' verdicts, lengths and per-token depth flags, so
+//! the page recomputes them for other g, ρ or P without the model.
 
 use super::answer::majority_vote;
 use super::stats::{paired, wilson_interval, Paired};
@@ -16,7 +16,10 @@ pub const BOOTSTRAP_RESAMPLES: usize = 2000;
 /// A correlation, its 95% percentile-bootstrap interval and its N.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Correlation {
+    /// Points (traces).
     pub n: usize,
+    /// The tasks they come from, the units the interval resamples.
+    pub tasks: usize,
     /// `None` when it is undefined: fewer than two points, or all right, or all wrong, or
     /// every x the same.
     pub r: Option<f64>,
@@ -64,20 +67,35 @@ pub fn point_biserial(correct: &[bool], x: &[f64]) -> Option<f64> {
     Some(r.clamp(-1.0, 1.0))
 }
 
-/// `point_biserial` with a 95% percentile-bootstrap interval: `BOOTSTRAP_RESAMPLES` resamples
-/// of the (correct, x) pairs with replacement, drawn with SplitMix64 from `seed`, so the
-/// same data and seed give the same interval on every platform.
-pub fn correlation(correct: &[bool], x: &[f64], seed: u64) -> Correlation {
-    let n = correct.len().min(x.len());
+/// `point_biserial` with a 95% percentile-bootstrap interval over `BOOTSTRAP_RESAMPLES`
+/// resamples drawn with SplitMix64 from `seed`, so that the same data and seed give the
+/// same interval on every platform. Point i belongs to task `task[i]`, and the resamples
+/// draw tasks with replacement, each with all its points: a task's chain of thought and its
+/// self-consistency samples share its difficulty, so they are not independent evidence,
+/// and resampling single points would make the interval too narrow. A resample whose r is
+/// undefined (all right or all wrong) is left out; with under half defined, no interval.
+pub fn correlation<T: PartialEq>(correct: &[bool], x: &[f64], task: &[T], seed: u64) -> Correlation {
+    let n = correct.len().min(x.len()).min(task.len());
     let r = point_biserial(&correct[..n], &x[..n]);
+    // Each task's points, in order of first appearance.
+    let mut tasks: Vec<Vec<usize>> = Vec::new();
+    for i in 0..n {
+        match tasks.iter_mut().find(|t| task[t[0]] == task[i]) {
+            Some(t) => t.push(i),
+            None => tasks.push(vec![i]),
+        }
+    }
     let interval = r.and_then(|_| {
         let mut rng = Rng::new(seed);
-        let (mut c, mut v) = (vec![false; n], vec![0.0; n]);
+        let (mut c, mut v) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut rs: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
             .filter_map(|_| {
-                for i in 0..n {
-                    let j = (rng.next_u64() % n as u64) as usize;
-                    (c[i], v[i]) = (correct[j], x[j]);
+                (c.clear(), v.clear());
+                for _ in 0..tasks.len() {
+                    for &i in &tasks[(rng.next_u64() % tasks.len() as u64) as usize] {
+                        c.push(correct[i]);
+                        v.push(x[i]);
+                    }
                 }
                 point_biserial(&c, &v)
             })
@@ -86,10 +104,11 @@ pub fn correlation(correct: &[bool], x: &[f64], seed: u64) -> Correlation {
             return None;
         }
         rs.sort_by(f64::total_cmp);
-        let at = |q: f64| rs[((q * rs.len() as f64).floor() as usize).min(rs.len() - 1)];
+        // The q-quantile of B sorted values as rank q·(B − 1): symmetric at both ends.
+        let at = |q: f64| rs[(q * (rs.len() - 1) as f64).round() as usize];
         Some((at(0.025), at(0.975)))
     });
-    Correlation { n, r, interval }
+    Correlation { n, tasks: tasks.len(), r, interval }
 }
 
 /// One self-consistency sample as Think@n sees it.
@@ -213,22 +232,42 @@ mod tests {
         assert_eq!(point_biserial(&[true, true], &[1.0, 2.0]), None);
         assert_eq!(point_biserial(&[true, false], &[3.0, 3.0]), None);
         assert_eq!(point_biserial(&[], &[]), None);
-        let c = correlation(&[true, true, true], &[1.0, 2.0, 3.0], 1);
-        assert_eq!((c.n, c.r, c.interval), (3, None, None));
+        let c = correlation(&[true, true, true], &[1.0, 2.0, 3.0], &[0, 1, 2], 1);
+        assert_eq!((c.n, c.tasks, c.r, c.interval), (3, 3, None, None));
     }
 
     #[test]
     fn the_bootstrap_interval_contains_r_and_is_repeatable() {
         let mut rng = Rng::new(3);
-        // Longer traces are wrong more often: r clearly negative.
+        // Longer traces are wrong more often: r clearly negative. One trace per task.
         let x: Vec<f64> = (0..40).map(|i| 20.0 + 5.0 * i as f64).collect();
         let correct: Vec<bool> = (0..40).map(|i| rng.next_f64() * 40.0 > i as f64).collect();
-        let c = correlation(&correct, &x, 42);
+        let task: Vec<usize> = (0..40).collect();
+        let c = correlation(&correct, &x, &task, 42);
         let (r, (lo, hi)) = (c.r.unwrap(), c.interval.unwrap());
         assert!(lo <= r && r <= hi && lo < hi, "{r} in ({lo}, {hi})");
         assert!(r < -0.3 && hi < 0.0, "{r} ({lo}, {hi})");
-        assert_eq!(correlation(&correct, &x, 42), c);
-        assert_ne!(correlation(&correct, &x, 43).interval, c.interval);
+        assert_eq!(correlation(&correct, &x, &task, 42), c);
+        assert_ne!(correlation(&correct, &x, &task, 43).interval, c.interval);
+    }
+
+    #[test]
+    fn copies_of_a_tasks_trace_add_no_evidence() {
+        // Each of 30 tasks' trace, then the same 30 again five more times under the same
+        // task: r is unchanged (every point counted six times), and, as the resamples draw
+        // tasks, so is the interval. Resampling single traces would narrow it.
+        let mut rng = Rng::new(5);
+        let x: Vec<f64> = (0..30).map(|i| 10.0 + 3.0 * i as f64).collect();
+        let correct: Vec<bool> = (0..30).map(|i| rng.next_f64() * 30.0 > i as f64).collect();
+        let task: Vec<usize> = (0..30).collect();
+        let one = correlation(&correct, &x, &task, 7);
+        let six = correlation(&correct.repeat(6), &x.repeat(6), &task.repeat(6), 7);
+        assert_eq!((one.tasks, six.tasks, six.n), (30, 30, 180));
+        let (r1, r6) = (one.r.unwrap(), six.r.unwrap());
+        assert!(close(r1, r6), "{r1} vs {r6}");
+        let ((lo1, hi1), (lo6, hi6)) = (one.interval.unwrap(), six.interval.unwrap());
+        assert!(close(lo1, lo6) && close(hi1, hi6), "({lo1}, {hi1}) vs ({lo6}, {hi6})");
+        assert!(hi1 - lo1 > 0.1, "a real interval: ({lo1}, {hi1})");
     }
 
     fn sample(key: &str, deep: &[u8]) -> ThinkSample {
