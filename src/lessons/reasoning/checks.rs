@@ -2,12 +2,11 @@
 //! answer, and says what it found in the learner's own numbers.
 
 use super::names;
-use super::paired::{compare, p_text, sentence};
+use super::paired::{compare, p_text, sentence, NOTHING_SHOWN_P};
 use super::run::{score_of, Run};
 use super::scaling_chart::{curves, first_k_above};
 use crate::ui::exercise::Verdict;
 use engine::reasoning::strategy::{ItemResult, Strategy, Summary};
-
 
 const NO_RUN: &str =
     "No experiment has finished yet. Choose the settings above and press Run experiment.";
@@ -16,10 +15,6 @@ const NO_RUN: &str =
 fn paired_sentence(first: &str, a: &[ItemResult], second: &str, b: &[ItemResult]) -> String {
     sentence(second, first, &compare(b, a))
 }
-
-/// McNemar's p at or above this says the pair showed nothing: a split this even is what two
-/// equally good strategies give most of the time.
-const NOTHING_SHOWN_P: f64 = 0.5;
 
 /// Why two result lists on the same tasks show nothing, in words, if they do: neither got a
 /// task right, or their paired split is one chance makes often.

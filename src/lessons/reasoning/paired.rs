@@ -23,13 +23,25 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
+/// McNemar's p at or above this says the pair showed nothing: a split this even is what two
+/// equally good strategies give most of the time.
+pub const NOTHING_SHOWN_P: f64 = 0.5;
+
 /// "Chain of thought right and direct answer wrong: 4; the reverse: 11; McNemar's exact
-/// p = 0.118: this run has not shown that either is better."
+/// p = 0.118: it leans towards direct answer, …": rare under equal strategies below 0.05,
+/// a lean between that and `NOTHING_SHOWN_P`, nothing shown above.
 pub fn sentence(first: &str, second: &str, p: &Paired) -> String {
     let verdict = if p.p_value < 0.05 {
-        "a split this uneven would be rare if the two were equally good"
+        "a split this uneven would be rare if the two were equally good".to_string()
+    } else if p.p_value < NOTHING_SHOWN_P {
+        let leaning = if p.only_first > p.only_second { first } else { second };
+        format!(
+            "it leans towards {}, but two equally good strategies split at least this unevenly in {:.0}% of runs: suggestive, not settled",
+            leaning.to_lowercase(),
+            100.0 * p.p_value
+        )
     } else {
-        "this run has not shown that either is better"
+        "this run has not shown that either is better".to_string()
     };
     format!(
         "{first} right and {} wrong: {}; the reverse: {}; McNemar's exact {}: {verdict}.",
@@ -78,4 +90,25 @@ pub fn PairedComparison(run: Run) -> impl IntoView {
             <ul>{rows}</ul>
         </section>
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentence;
+    use engine::reasoning::stats::paired;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    /// The verdict follows McNemar's p: rare below 0.05 (6 to 0, p = 0.031), a lean towards
+    /// the side with more wins up to 0.5 (3 to 0, p = 0.25), nothing shown above (2 to 1, p = 1).
+    #[wasm_bindgen_test]
+    fn the_sentence_says_what_the_split_shows() {
+        let split = |a: usize, b: usize| {
+            let first: Vec<bool> = (0..a).map(|_| true).chain((0..b).map(|_| false)).collect();
+            let second: Vec<bool> = first.iter().map(|c| !c).collect();
+            sentence("Chain of thought", "Direct answer", &paired(&first, &second))
+        };
+        assert!(split(6, 0).ends_with("p = 0.031: a split this uneven would be rare if the two were equally good."), "{}", split(6, 0));
+        assert!(split(0, 3).ends_with("p = 0.250: it leans towards direct answer, but two equally good strategies split at least this unevenly in 25% of runs: suggestive, not settled."), "{}", split(0, 3));
+        assert!(split(2, 1).ends_with("p = 1.000: this run has not shown that either is better."), "{}", split(2, 1));
+    }
 }
