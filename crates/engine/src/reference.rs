@@ -30,6 +30,8 @@ pub struct Reference {
     layers: Vec<Layer>,
     out_norm: Tensor,
     lm_head: Tensor,
+    /// Llama 3's `rope_freqs.weight`, when the file has it.
+    rope_factors: Option<Vec<f32>>,
 }
 
 impl Reference {
@@ -69,7 +71,11 @@ impl Reference {
             true => load("output.weight")?,
             false => embed.clone(),
         };
-        Ok(Self { embed, layers, out_norm: load("output_norm.weight")?, lm_head, config })
+        let rope_factors = match content.tensor_infos.contains_key("rope_freqs.weight") {
+            true => Some(load("rope_freqs.weight")?.to_vec1::<f32>()?),
+            false => None,
+        };
+        Ok(Self { embed, layers, out_norm: load("output_norm.weight")?, lm_head, rope_factors, config })
     }
 
     /// Next-token logits after `tokens`.
@@ -124,7 +130,10 @@ impl Reference {
         let (hd, nh, nkv) = (c.head_dim, c.heads, c.kv_heads);
         let ids = Tensor::new(tokens, &dev)?;
         let mut x = self.embed.index_select(&ids, 0)?; // (t, e)
-        let inv: Vec<f32> = (0..hd / 2).map(|i| 1.0 / c.rope_base.powf(2.0 * i as f32 / hd as f32)).collect();
+        // Llama 3's RoPE factors divide each pair's frequency, as llama.cpp's `freq_factors` do.
+        let inv: Vec<f32> = (0..hd / 2)
+            .map(|i| 1.0 / c.rope_base.powf(2.0 * i as f32 / hd as f32) / self.rope_factors.as_ref().map_or(1.0, |f| f[i]))
+            .collect();
         let inv = Tensor::new(inv, &dev)?.reshape((1, hd / 2))?;
         let pos = Tensor::arange(0u32, t as u32, &dev)?.to_dtype(DType::F32)?.reshape((t, 1))?;
         let angles = pos.matmul(&inv)?;
@@ -181,13 +190,15 @@ pub const CHECK_PROMPTS: &[&str] = &[
 ];
 
 /// How far the engine's logits are from the plain-f32 reference, over the reference's
-/// `top` most likely next tokens after each prompt.
+/// `top` most likely next tokens after each prompt, and over the whole vocabulary.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LogitError {
     pub prompts: usize,
     pub top: usize,
     pub mean_abs: f64,
     pub max_abs: f64,
+    /// Mean |Δ| over every logit of the vocabulary.
+    pub mean_abs_vocab: f64,
     /// Prompts whose greedy next token differs between the two.
     pub argmax_disagreements: usize,
 }
@@ -196,6 +207,7 @@ pub fn logit_error(model: &crate::Model, reference: &Reference, prompts: &[&str]
     use crate::arch::Logits;
     use crate::kv_cache::KvCache;
     let (mut sum, mut max, mut count, mut disagree) = (0.0f64, 0.0f64, 0usize, 0usize);
+    let (mut sum_vocab, mut count_vocab) = (0.0f64, 0usize);
     let argmax = |v: &[f32]| (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap_or(0);
     for p in prompts {
         let ids = crate::chat_tokens(&model.tokenizer, &[crate::Message::user(p)], crate::SystemPrompt::Default)?;
@@ -210,12 +222,15 @@ pub fn logit_error(model: &crate::Model, reference: &Reference, prompts: &[&str]
             count += 1;
         }
         disagree += usize::from(argmax(&ours) != argmax(&want));
+        sum_vocab += ours.iter().zip(&want).map(|(a, b)| (a - b).abs() as f64).sum::<f64>();
+        count_vocab += want.len();
     }
     Ok(LogitError {
         prompts: prompts.len(),
         top,
         mean_abs: if count > 0 { sum / count as f64 } else { 0.0 },
         max_abs: max,
+        mean_abs_vocab: if count_vocab > 0 { sum_vocab / count_vocab as f64 } else { 0.0 },
         argmax_disagreements: disagree,
     })
 }

@@ -36,6 +36,8 @@ pub struct TinyModel {
     /// references that would otherwise quantise their activations, as candle's `QMatMul`
     /// does on quantised weights).
     pub f32_weights: bool,
+    /// Llama 3's RoPE factors, written as `rope_freqs.weight` (one per rotary pair).
+    pub rope_freqs: Option<Vec<f32>>,
 }
 
 impl Default for TinyModel {
@@ -56,6 +58,7 @@ impl Default for TinyModel {
             final_softcap: None,
             f32_weights: false,
             sentencepiece: false,
+            rope_freqs: None,
         }
     }
 }
@@ -174,6 +177,10 @@ impl TinyModel {
             named.push((name("ffn_down.weight"), tensor(e, f, 1.5 / (f as f32).sqrt(), GgmlDType::Q4_1)));
         }
         named.push(("output_norm.weight".into(), norm(&mut tensor, e)));
+        if let Some(f) = &self.rope_freqs {
+            let t = Tensor::from_vec(f.clone(), f.len(), &dev).expect("rope factors");
+            named.push(("rope_freqs.weight".into(), QTensor::quantize(&t, GgmlDType::F32).expect("rope factors")));
+        }
         if self.f32_weights {
             for (_, t) in &mut named {
                 let values = t.dequantize(&dev).expect("dequantize tiny tensor");

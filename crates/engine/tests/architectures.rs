@@ -1,4 +1,4 @@
-//! Qwen2, Qwen3 and Gemma 3 on small random GGUF files (`TinyModel`), against references
+//! Qwen2, Qwen3, Gemma 3 and Llama 3's RoPE factors on small random GGUF files (`TinyModel`), against references
 //! that share no code with the engine: candle-transformers 0.11.1's own implementations,
 //! run on the same file with every tensor stored as F32 (the values the engine reads in
 //! their quantised form), so the reference computes in plain f32. Then every feature that
@@ -72,6 +72,29 @@ fn check(name: &str, ours: Vec<f32>, want: Vec<f32>) {
     println!("{name}: mean |Δlogit| {mean:.2e}, max {max:.2e}, logits spread over {spread:.2}");
     assert!(spread > 1.0, "{name}: the logits must differ for the comparison to mean anything");
     assert!(mean <= 1e-3, "{name}: mean |Δlogit| {mean} > 1e-3 (max {max})");
+}
+
+/// Llama 3.2's RoPE factors (`rope_freqs.weight`, llama.cpp's `freq_factors`) divide each
+/// rotary pair's frequency: with them the engine follows the plain-f32 llama reference
+/// (`engine::reference`, which applies them in its own RoPE table), and they change the
+/// logits, so neither side can be ignoring them. A factor that is not a positive number is
+/// refused.
+#[test]
+fn llama3s_rope_factors_divide_each_pairs_frequency() {
+    // head_dim 16: 8 rotary pairs; the slow pairs scaled most, as Llama 3's are.
+    let factors: Vec<f32> = (0..8).map(|i| 1.0 + i as f32).collect();
+    let with = TinyModel { rope_freqs: Some(factors.clone()), ..tiny("llama") }.to_gguf();
+    let tokens = prompt(24);
+    let reference = engine::reference::Reference::from_gguf_bytes(&with).unwrap();
+    check("llama with RoPE factors", engine_logits(&with, &tokens), reference.logits(&tokens).unwrap());
+    let (moved, _) = distance(&engine_logits(&with, &tokens), &engine_logits(&tiny("llama").to_gguf(), &tokens));
+    assert!(moved > 1e-2, "the factors must change the logits: mean |Δ| {moved}");
+    for bad in [0.0, -1.0, f32::NAN] {
+        let mut f = factors.clone();
+        f[3] = bad;
+        let err = Model::from_gguf_bytes(&TinyModel { rope_freqs: Some(f), ..tiny("llama") }.to_gguf()).err().unwrap();
+        assert!(err.to_string().contains("rope_freqs.weight holds"), "{bad}: {err}");
+    }
 }
 
 #[test]
@@ -265,7 +288,8 @@ fn every_pass_works_for_every_architecture() {
 fn missing_or_inconsistent_metadata_is_refused() {
     use candle_core::quantized::gguf_file::Value;
     use common::{load_error, with_metadata};
-    let cases: [(&str, &str, Option<Value>, &str); 6] = [
+    let cases: [(&str, &str, Option<Value>, &str); 7] = [
+        ("qwen2", "qwen2.attention.layer_norm_rms_epsilon", None, "metadata qwen2.attention.layer_norm_rms_epsilon is missing"),
         ("gemma3", "gemma3.attention.sliding_window", None, "metadata gemma3.attention.sliding_window is missing"),
         ("gemma3", "gemma3.attention.sliding_window", Some(Value::U32(0)), "attention.sliding_window = 0 is outside"),
         ("qwen3", "qwen3.attention.value_length", Some(Value::U32(16)), "qwen3.attention.value_length = 16 differs"),

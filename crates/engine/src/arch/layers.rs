@@ -4,6 +4,7 @@
 //! grouped-query attention (optionally windowed and soft-capped), and reading a layer's
 //! weights by name.
 
+use candle_core::quantized::GgmlDType;
 use crate::error::Result;
 use crate::gguf::config::Config;
 use crate::gguf::TensorReader;
@@ -247,6 +248,11 @@ impl<R: Read + Seek> TensorReader<'_, R> {
 
     pub(crate) fn vector(&mut self, name: &str, len: usize) -> Result<Vec<f32>> {
         let dtype = self.read(name, &[len])?;
+        // F32 as it lies, whatever its length: Llama 3's RoPE factors (head size / 2, so 8 to
+        // 64) need not fill the 32-value blocks a matrix row must.
+        if dtype == GgmlDType::F32 && self.buf.len() == 4 * len {
+            return Ok(self.buf.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect());
+        }
         let mut out = memory::zeros(len, name)?;
         QMatrix::from_ggml(name, dtype, 1, len, &self.buf)?.row_into(0, &mut out);
         Ok(out)

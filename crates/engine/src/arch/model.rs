@@ -31,9 +31,27 @@ pub struct Model {
     /// `None` when the LM head is tied to the token embedding, as in SmolLM2.
     lm_head: Option<QMatrix>,
     /// Per RoPE base (the global layers', then the local layers' when they differ), per
-    /// rotary pair i: base^(-2i / head_dim).
+    /// rotary pair i: base^(-2i / head_dim), divided by the file's RoPE factor for pair i.
     inv_freq: Vec<Vec<f64>>,
 }
+
+/// Llama 3's RoPE scaling: the file's `rope_freqs.weight`, one factor per rotary pair that
+/// each pair's frequency is divided by (llama.cpp's `freq_factors`); all 1 when the file has
+/// none. Llama 3.2 ships it, and without it every position past the short range rotates wrong.
+fn rope_factors<R: Read + Seek>(t: &mut TensorReader<'_, R>, half: usize) -> Result<Vec<f32>> {
+    if !t.content.tensor_infos.contains_key(ROPE_FACTORS) {
+        return Ok(vec![1.0; half]);
+    }
+    let factors = t.vector(ROPE_FACTORS, half)?;
+    match factors.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
+        Some(f) => Err(EngineError::InvalidModel(format!(
+            "tensor {ROPE_FACTORS} holds {f}: a RoPE factor must be a positive number"
+        ))),
+        None => Ok(factors),
+    }
+}
+
+const ROPE_FACTORS: &str = "rope_freqs.weight";
 
 impl Model {
     /// Loads a GGUF from memory (wasm has no filesystem).
@@ -69,9 +87,14 @@ impl Model {
         let mut bases = vec![c.rope_base];
         bases.extend(c.sliding_window.map(|w| w.rope_base));
         let half = c.head_dim / 2;
+        let factors = rope_factors(&mut t, half)?;
         let inv_freq = bases
             .iter()
-            .map(|&b| (0..half).map(|i| (b as f64).powf(-((2 * i) as f64) / c.head_dim as f64)).collect())
+            .map(|&b| {
+                (0..half)
+                    .map(|i| (b as f64).powf(-((2 * i) as f64) / c.head_dim as f64) / factors[i] as f64)
+                    .collect()
+            })
             .collect();
         Ok(Self {
             embed: t.matrix("token_embd.weight", c.vocab, c.embedding)?,

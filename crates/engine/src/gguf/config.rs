@@ -159,7 +159,10 @@ impl Config {
             vocab,
             context: md.int(&key("context_length"))?,
             rope_base,
-            rms_eps: md.optional_float(&key("attention.layer_norm_rms_epsilon"))?.unwrap_or(1e-5),
+            // Required: Gemma and Qwen use 1e-6, llama 1e-5, and a wrong guess moves every norm.
+            rms_eps: md
+                .optional_float(&key("attention.layer_norm_rms_epsilon"))?
+                .ok_or_else(|| invalid(&format!("metadata {} is missing", key("attention.layer_norm_rms_epsilon"))))?,
             sliding_window,
             attn_softcap: md.optional_float(&key("attn_logit_softcapping"))?,
             final_softcap: md.optional_float(&key("final_logit_softcapping"))?,
