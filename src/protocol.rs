@@ -726,3 +726,39 @@ pub struct Alternative {
     pub final_prob: f32,
     pub cut_by: Option<Stage>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{FileFacts, WASM32_BYTES, WORKING_BYTES};
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    fn facts(needed_bytes: u64, loaded_bytes: u64) -> FileFacts {
+        FileFacts {
+            name: None,
+            architecture: "llama".into(),
+            parameters: 0,
+            layers: 1,
+            heads: 1,
+            kv_heads: 1,
+            vocab: 1,
+            context: 1,
+            tensor_types: Vec::new(),
+            chat_template: false,
+            file_bytes: needed_bytes,
+            needed_bytes,
+            loaded_bytes,
+        }
+    }
+
+    /// A file fits when it leaves the working memory free, alone and beside the loaded
+    /// model; at one byte over either limit it is refused, with the reason in words.
+    #[wasm_bindgen_test]
+    fn a_file_fits_only_within_the_address_space_left() {
+        let room = WASM32_BYTES - WORKING_BYTES;
+        assert_eq!(facts(room, 0).fits(), Ok(()));
+        assert!(facts(room + 1, 0).fits().unwrap_err().starts_with("This model cannot fit: it needs about 4.03 GB"));
+        assert_eq!(facts(room - 100, 100).fits(), Ok(()));
+        let beside = facts(room - 100, 101).fits().unwrap_err();
+        assert!(beside.starts_with("This model cannot fit beside the one loaded now"), "{beside}");
+    }
+}

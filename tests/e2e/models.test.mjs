@@ -1,6 +1,6 @@
 // The model picker (under the model status): Gemma 3 270M picked as the second built-in
 // (downloaded only then, a base model run on raw text), SmolLM2 opened as a file from the
-// device (its facts shown before it loads, then it runs), files that cannot be used refused
+// device (its facts shown before it loads, then it runs; or dropped on the picker), files that cannot be used refused
 // with a sentence while the loaded model stays usable, and the last built-in model loaded
 // again after a reload. Greedy text is compared with the native CLI on the same file.
 //
@@ -151,6 +151,27 @@ test("a truncated or garbage file is refused with a sentence, and the loaded mod
   assert.equal(await text("model-name"), "SmolLM2-135M-Instruct.Q4_1.gguf", "the loaded model is still the one in use");
   const ours = await continueRaw(4);
   assert.equal(ours.tokens, 4, "and it still generates");
+});
+
+test("a GGUF file dropped on the picker is read as one chosen: its facts, before anything loads", { timeout: 2 * MINUTE }, async () => {
+  const sent = (await session.protocol()).length;
+  // A drag from the desktop, as the browser delivers it: a DataTransfer holding the file.
+  await page.evaluate(async () => {
+    const blob = await (await fetch("/models/SmolLM2-135M-Instruct.Q4_1.gguf")).blob();
+    const data = new DataTransfer();
+    data.items.add(new File([blob], "dropped.gguf"));
+    const picker = document.querySelector("[data-testid=model-picker]");
+    for (const type of ["dragover", "drop"]) {
+      picker.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+    }
+  });
+  await page.waitForSelector(`${sel("gguf-info")}[aria-label="What dropped.gguf holds"]`, { timeout: MINUTE });
+  assert.equal(await fact("Layers"), "30");
+  assert.equal(await fact("Vocabulary"), "49152");
+  assert.match(await text("gguf-fits"), /^It fits: about \d+\.\d MB/);
+  const kinds = (await session.protocol()).slice(sent).filter(([dir]) => dir === "out").map(([, , kind]) => kind);
+  assert.ok(kinds.includes("InspectFile") && !kinds.includes("LoadFile"), JSON.stringify(kinds));
+  assert.equal(await text("model-name"), "SmolLM2-135M-Instruct.Q4_1.gguf", "nothing replaced the loaded model");
 });
 
 test("after a reload the last built-in model loads, and the page says the device file must be opened again", { timeout: 3 * MINUTE }, async () => {
