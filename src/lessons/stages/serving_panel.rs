@@ -47,11 +47,24 @@ pub fn ServingPanel(lab: Lab) -> impl IntoView {
         });
     };
     let costs = Signal::derive(move || measuring.with(|m| m.costs.clone()));
+    // Timing the six sizes takes seconds: say how far it is (Stop, above, cancels it).
+    let progress = move || {
+        lab.engine.running_in(PANEL).then(|| {
+            let (done, total) = (measuring.with(|m| m.passes.len()), SIZES.len());
+            view! {
+                <div class="lab-progress" role="status" data-testid="serving-progress" data-done=done data-total=total>
+                    <label for="serving-progress-bar">{format!("{done} of {total} pass sizes timed")}</label>
+                    <progress id="serving-progress-bar" max=total as f64 value=done as f64></progress>
+                </div>
+            }
+        })
+    };
     view! {
         <section class="lab-panel" aria-labelledby="serving-lab" data-testid="serving-sim">
             <h3 id="serving-lab">"Simulate it: a server on this device's costs"</h3>
             <p>{format!("Measures one pass over 1, 2, 4, 8, 16 and 32 tokens on this device (the median of {ROUNDS} each) and the bytes one position takes in the cache; every other input is an assumption you set. The results are simulated, not measured on a server.")}</p>
             <Actions lab=lab panel=PANEL label="Measure this device" on_run=measure/>
+            {progress}
             {move || measuring.with(|m| m.error.clone()).map(|e| view! { <p class="error" role="alert">{e}</p> })}
             <AssumptionControls a=assumptions/>
             <ServingResults costs=costs a=assumptions/>
