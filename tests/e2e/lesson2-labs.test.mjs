@@ -7,7 +7,7 @@
 // never absolute times (the machine is shared).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, assertAccessible, openReady, setInput, stagesPanelIdle, tabTo } from "./session.mjs";
+import { MINUTE, READY, assertAccessible, openReady, setInput, stagesPanelIdle, tabTo } from "./session.mjs";
 
 // SmolLM2-135M: 2 × 30 layers × 3 KV heads × 64 head dims × 4 bytes per position, and
 // every tensor's elements (as `playground info` counts them).
@@ -218,6 +218,23 @@ test("inputs the simulation cannot run are refused with their range", { timeout:
   await shows("serving-error", /longest request/);
   await setInput(page, "serving-memory", 100);
   await page.waitForSelector(id("serving-compare"));
+});
+
+test("the measured costs survive a reload: the simulator runs on them without measuring again", { timeout: 2 * MINUTE }, async () => {
+  // What was measured, as the inputs list it (the assumptions go back to their defaults).
+  const measured = async () => {
+    const inputs = await page.textContent(id("serving-inputs"));
+    return [...inputs.matchAll(/(\d+): ([\d.]+ m?s)|Measured: \d+ bytes/g)].map(([m]) => m);
+  };
+  const before = await measured();
+  assert.equal(before.length, 7, `six pass times and the bytes: ${before}`);
+  await page.reload();
+  await page.waitForSelector(id("serving-compare"), { timeout: MINUTE });
+  assert.deepEqual(await measured(), before, "the same measured inputs");
+  assert.equal(await page.$(id("serving-waiting")), null);
+  const line = page.locator(`${id("serving-sim")} >> xpath=preceding-sibling::*[@data-testid="measured-on"][1]`);
+  assert.match(await line.textContent(), /^Shown: a measurement saved earlier, made on SmolLM2-135M-Instruct\.Q4_1\./);
+  await page.waitForSelector(READY, { timeout: MINUTE });
 });
 
 test("the simulator is reachable by keyboard, passes axe, and the three labs fit a 390 px screen", { timeout: 2 * MINUTE }, async () => {
