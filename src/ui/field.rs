@@ -249,3 +249,27 @@ pub fn count_input(
         {whole_number_input(id, min as u64, max as u64, get, set, None)}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Range;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn an_entry_out_of_range_or_not_whole_is_refused_with_its_range_never_clamped() {
+        let temperature = Range { min: 0.0, max: 2.0, step: 0.05, whole: false };
+        assert_eq!(temperature.accepts("1.25"), Some(1.25));
+        assert_eq!(temperature.accepts(" 2 "), Some(2.0));
+        for refused in ["5", "-0.1", "2.0001", "NaN", "inf", "abc", ""] {
+            assert_eq!(temperature.accepts(refused), None, "{refused}");
+        }
+        // The in-use value is an f32 setting: shown as 0.7, not 0.699999988079071.
+        assert_eq!(temperature.refusal("5", 0.7f32 as f64), "Not used: 5 is not a number from 0 to 2. Still 0.7.");
+        let top_k = Range { min: 0.0, max: 100.0, step: 1.0, whole: true };
+        assert_eq!(top_k.accepts("1e1"), Some(10.0));
+        assert_eq!(top_k.accepts("2.5"), None, "not rounded");
+        assert_eq!(top_k.refusal("2.5", 0.0), "Not used: 2.5 is not a whole number from 0 to 100. Still 0.");
+        let seed = Range { min: 0.0, max: u32::MAX as f64, step: 1.0, whole: true };
+        assert_eq!(seed.refusal("-1", 42.0), "Not used: -1 is not a whole number from 0 to 4294967295. Still 42.");
+    }
+}
