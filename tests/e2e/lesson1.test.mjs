@@ -264,6 +264,31 @@ test("Compare's Stop ends the run; stepping resumes", { timeout: 3 * MINUTE }, a
   await set({ "compare-count": 2, "compare-max-tokens": 6 });
 });
 
+test("Compare refuses a setting out of its range, naming the range, and runs on the value still in use", { timeout: 3 * MINUTE }, async () => {
+  const shown = (testid) => page.locator(`[data-testid=${testid}]`);
+  await set({ "compare-a-temperature": 5, "compare-a-top-k": 2.5 });
+  await shown("compare-a-temperature-error").waitFor({ timeout: 5_000 });
+  assert.equal(await shown("compare-a-temperature-error").textContent(), "Not used: 5 is not a number from 0 to 2. Still 0.7.");
+  assert.equal(await shown("compare-a-top-k-error").textContent(), "Not used: 2.5 is not a whole number from 0 to 100. Still 0.");
+  assert.equal(await shown("compare-a-temperature").inputValue(), "5", "the box keeps what was typed");
+  assert.equal(await shown("compare-a-temperature").getAttribute("aria-invalid"), "true");
+  // Another setting's change leaves the refused entry as typed.
+  await set({ "compare-a-top-p": 0.8 });
+  assert.equal(await shown("compare-a-temperature").inputValue(), "5");
+  const run = async () => {
+    await page.click("[data-testid=compare-run]");
+    await page.waitForFunction(() => document.querySelector("[data-testid=compare-b]").dataset.continuations === "2", null, { timeout: 2 * MINUTE });
+    await idle();
+    return shown("compare-a").locator("h4").textContent();
+  };
+  assert.equal(await run(), "Side A: T 0.70, top-p 0.80", "run on the values in use: not 2.0 for 5, not a rounded top-k");
+  await set({ "compare-a-temperature": 1.2, "compare-a-top-k": 3, "compare-a-top-p": 0.9 });
+  assert.ok(await shown("compare-a-temperature-error").isHidden(), "a valid entry clears the message");
+  assert.ok(await shown("compare-a-top-k-error").isHidden());
+  assert.equal(await run(), "Side A: T 1.20, top-k 3, top-p 0.90");
+  await set({ "compare-a-temperature": 0.7, "compare-a-top-k": 0 });
+});
+
 test("each exercise's check passes on a right state and fails on a wrong one", { timeout: 2 * MINUTE }, async () => {
   await page.click("[data-testid=forget-progress]").catch(() => {});
   await page.click("[data-testid=reset]");

@@ -1,12 +1,13 @@
 // Lesson 2's labs on systems, on the built site against the real model: the learner's own
 // run labelled and checked against the engine's events; one forward pass drawn part by part
 // from a real timed pass; and the serving simulator, which measures this device's passes and
-// cache, runs on them, answers every control change, refuses inputs it cannot simulate with
-// their range and is reachable by keyboard. None widens the page at 390 px. Only relations
-// between figures of one run are asserted, never absolute times (the machine is shared).
+// cache (counting the pass sizes timed as it goes), runs on them, answers every control
+// change, refuses inputs it cannot simulate with their range and is reachable by keyboard.
+// None widens the page at 390 px. Only relations between figures of one run are asserted,
+// never absolute times (the machine is shared).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, assertAccessible, openReady, setInput, stagesPanelIdle, tabTo } from "./session.mjs";
+import { MINUTE, READY, assertAccessible, openReady, setInput, stagesPanelIdle, tabTo } from "./session.mjs";
 
 // SmolLM2-135M: 2 × 30 layers × 3 KV heads × 64 head dims × 4 bytes per position, and
 // every tensor's elements (as `playground info` counts them).
@@ -131,8 +132,30 @@ test("one forward pass, drawn: every part of a real pass, its parameters and its
 test("the serving simulator runs on this device's measured passes and cache", { timeout: 4 * MINUTE }, async () => {
   await page.locator(id("serving-sim")).scrollIntoViewIfNeeded();
   assert.match(await page.textContent(id("serving-waiting")), /Measure this device first/);
+  // Every state of the progress while it measures, as the page showed it.
+  await page.evaluate(() => {
+    window.servingProgress = [];
+    new MutationObserver(() => {
+      const p = document.querySelector("[data-testid=serving-progress]");
+      const seen = window.servingProgress;
+      if (p && seen.at(-1)?.done !== p.dataset.done) {
+        const bar = p.querySelector("progress");
+        seen.push({ done: p.dataset.done, text: p.textContent, value: bar.value, max: bar.max });
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
   await page.click(id("serving-run"));
   await stagesPanelIdle(page, "serving", 3 * MINUTE);
+  const progress = await page.evaluate(() => window.servingProgress);
+  assert.equal(progress[0]?.done, "0", `a bar from the start: ${JSON.stringify(progress)}`);
+  for (const [i, p] of progress.entries()) {
+    assert.equal(p.text, `${p.done} of 6 pass sizes timed`);
+    assert.equal(p.value, Number(p.done));
+    assert.equal(p.max, 6);
+    if (i > 0) assert.ok(Number(p.done) > Number(progress[i - 1].done), "it only counts up");
+  }
+  assert.ok(Number(progress.at(-1).done) >= 5 && progress.length >= 4, `it counted the sizes as they were timed: ${JSON.stringify(progress)}`);
+  assert.equal(await page.$(id("serving-progress")), null, "and it is gone when every size is timed");
   await page.waitForSelector(id("serving-compare"));
   const inputs = await page.textContent(id("serving-inputs"));
   // The pass times listed are the ones measured now, for the six sizes.
@@ -195,6 +218,23 @@ test("inputs the simulation cannot run are refused with their range", { timeout:
   await shows("serving-error", /longest request/);
   await setInput(page, "serving-memory", 100);
   await page.waitForSelector(id("serving-compare"));
+});
+
+test("the measured costs survive a reload: the simulator runs on them without measuring again", { timeout: 2 * MINUTE }, async () => {
+  // What was measured, as the inputs list it (the assumptions go back to their defaults).
+  const measured = async () => {
+    const inputs = await page.textContent(id("serving-inputs"));
+    return [...inputs.matchAll(/(\d+): ([\d.]+ m?s)|Measured: \d+ bytes/g)].map(([m]) => m);
+  };
+  const before = await measured();
+  assert.equal(before.length, 7, `six pass times and the bytes: ${before}`);
+  await page.reload();
+  await page.waitForSelector(id("serving-compare"), { timeout: MINUTE });
+  assert.deepEqual(await measured(), before, "the same measured inputs");
+  assert.equal(await page.$(id("serving-waiting")), null);
+  const line = page.locator(`${id("serving-sim")} >> xpath=preceding-sibling::*[@data-testid="measured-on"][1]`);
+  assert.match(await line.textContent(), /^Shown: a measurement saved earlier, made on SmolLM2-135M-Instruct\.Q4_1\./);
+  await page.waitForSelector(READY, { timeout: MINUTE });
 });
 
 test("the simulator is reachable by keyboard, passes axe, and the three labs fit a 390 px screen", { timeout: 2 * MINUTE }, async () => {

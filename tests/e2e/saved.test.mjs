@@ -1,6 +1,7 @@
-// Nothing a learner does is lost: the playground's conversation, Lesson 2's measurements and
-// Lesson 3's finished runs are kept in the browser (IndexedDB) and come back after a glossary
-// link and Back and after a reload; Saved work (/saved) lists them with their date and the
+// Nothing a learner does is lost: the playground's conversation, Lesson 2's measurements (the
+// prefill and decode run, the KV panel's runs with and without the cache) and Lesson 3's
+// finished runs are kept in the browser (IndexedDB) and come back after a glossary link and
+// Back and after a reload; Saved work (/saved) lists them with their date and the
 // model that made them (Gemma 3 270M when it is picked, which the lessons then name too; a lesson
 // showing a saved item names the model that made it, not the one loaded), deletes them, and
 // exports and imports them as one JSON file that restores a conversation exactly; an item
@@ -342,6 +343,52 @@ test("a Lesson 2 measurement survives navigation and a reload, and Saved work op
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   await page.waitForTimeout(500);
   assert.equal(await page.$$eval(`${sel("timeline")} rect`, (r) => r.length), 0, "deleted: the lab is empty again");
+});
+
+/** The KV panel's totals, last ratio and verdict on the texts, as the page shows them. */
+const cacheFigures = () =>
+  page.$$eval(["cache-on-total-ms", "cache-off-total-ms", "cache-last-ratio", "cache-identical"].map(sel).join(", "), (els) =>
+    els.map((e) => e.dataset.value ?? e.dataset.state),
+  );
+
+test("the KV panel's runs with and without the cache survive navigation and a reload, and Saved work lists and deletes them", { timeout: 3 * MINUTE }, async () => {
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  assert.equal(await page.getAttribute(`${sel("cache-identical")}`, "data-state"), "pending");
+  await page.fill(sel("cache-max-tokens"), "6");
+  for (const cache of [true, false]) {
+    await page.setChecked(sel("kv-cache-toggle"), cache);
+    await page.click(sel("cache-run"));
+    await page.waitForSelector(`${sel("cache-stop")}:disabled`, { timeout: MINUTE });
+    await page.waitForSelector(`${sel("cache-run")}:enabled`);
+  }
+  await page.waitForSelector(`${sel("cache-identical")}[data-state=pass]`);
+  const measured = await cacheFigures();
+  assert.equal(measured.length, 4);
+  assert.ok(measured.slice(0, 3).every((v) => Number(v) > 0), `measured: ${measured}`);
+
+  await page.click('nav >> text="Glossary"');
+  await page.waitForSelector("#kv-cache");
+  await page.goBack();
+  await page.waitForSelector(`${sel("cache-identical")}[data-state=pass]`);
+  assert.deepEqual(await cacheFigures(), measured, "back from the glossary: both runs, the same numbers");
+  await page.reload();
+  await page.waitForSelector(`${sel("cache-identical")}[data-state=pass]`);
+  assert.deepEqual(await cacheFigures(), measured, "after a reload: the same");
+
+  const items = await savedOf("stage-measurement");
+  assert.deepEqual(items.map((i) => i.model), ["SmolLM2-135M-Instruct.Q4_1", "SmolLM2-135M-Instruct.Q4_1"]);
+  const titles = items.map((i) => i.title).sort();
+  assert.match(titles[0], /^KV cache off: 6 tokens after \d+ prompt tokens? in [\d.]+ m?s$/);
+  assert.match(titles[1], /^KV cache on: 6 tokens after \d+ prompt tokens? in [\d.]+ m?s$/);
+  for (const item of items) {
+    await page.click(`${sel("saved-item")}[data-id="${item.id}"] ${sel("delete-saved")}`);
+    await page.waitForFunction((i) => !document.querySelector(`[data-testid=saved-item][data-id="${i}"]`), item.id);
+  }
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForTimeout(500);
+  assert.equal(await page.getAttribute(sel("cache-identical"), "data-state"), "pending", "deleted: the panel is empty again");
 });
 
 test("picked, Gemma 3 270M is the model the lessons say they measured on and the one Saved work names", { timeout: 5 * MINUTE }, async () => {

@@ -6,7 +6,7 @@
 use super::live::Live;
 use super::stats::distinct_2;
 use crate::ui::token_text::visible;
-use crate::ui::field::count_input;
+use crate::ui::field::{count_input, decimal_input, whole_number_input};
 use crate::ui::settings_query::{Bound, MIN_P, TEMPERATURE, TOP_K, TOP_P};
 use crate::protocol::{Request, Response};
 use engine::{SamplerSettings, StopReason};
@@ -182,42 +182,42 @@ pub fn Compare() -> impl IntoView {
     }
 }
 
+/// A side's four settings, each a number box that refuses an entry out of its range (the
+/// side keeps the value it had, and says so) rather than running on a changed one.
 fn side_settings(side: Side) -> impl IntoView {
     let s = side.settings;
-    let field = move |what: &'static str,
-                      label: &'static str,
-                      bound: &'static Bound,
-                      step: f64,
-                      get: fn(&SamplerSettings) -> f64,
-                      put: fn(&mut SamplerSettings, f64)| {
-        let id = format!("compare-{}-{what}", side.name.to_lowercase());
+    let id = move |what: &str| format!("compare-{}-{what}", side.name.to_lowercase());
+    let decimal = move |what: &'static str,
+                        label: &'static str,
+                        bound: &'static Bound,
+                        step: f64,
+                        get: fn(&SamplerSettings) -> f32,
+                        put: fn(&mut SamplerSettings, f32)| {
+        let id = id(what);
+        // Only this setting's changes redraw its box (not a change of another).
+        let value = Memo::new(move |_| s.with(get) as f64);
+        let set = Callback::new(move |v: f64| s.update(|s| put(s, v as f32)));
         view! {
             <label for=id.clone()>{label}</label>
-            <input
-                id=id.clone()
-                data-testid=id
-                type="number"
-                min=bound.min
-                max=bound.max
-                step=step
-                prop:value=move || (s.with(get) as f32).to_string()
-                on:input=move |ev| {
-                    if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
-                        if v.is_finite() {
-                            s.update(|s| put(s, v.clamp(bound.min, bound.max)))
-                        }
-                    }
-                }
-            />
+            {decimal_input(&id, bound.min, bound.max, step, value.into(), set, None)}
+        }
+    };
+    let top_k = {
+        let id = id("top-k");
+        let value = Memo::new(move |_| s.with(|s| s.top_k as u64));
+        let set = Callback::new(move |k: u64| s.update(|s| s.top_k = k as usize));
+        view! {
+            <label for=id.clone()>"Top-k (0 = off)"</label>
+            {whole_number_input(&id, TOP_K.min as u64, TOP_K.max as u64, value.into(), set, None)}
         }
     };
     view! {
         <fieldset class="compare-side">
             <legend>{format!("Side {}", side.name)}</legend>
-            {field("temperature", "Temperature", &TEMPERATURE, 0.05, |s| s.temperature as f64, |s, v| s.temperature = v as f32)}
-            {field("top-k", "Top-k (0 = off)", &TOP_K, 1.0, |s| s.top_k as f64, |s, v| s.top_k = v.round() as usize)}
-            {field("top-p", "Top-p (1 = off)", &TOP_P, 0.01, |s| s.top_p as f64, |s, v| s.top_p = v as f32)}
-            {field("min-p", "Min-p (0 = off)", &MIN_P, 0.01, |s| s.min_p as f64, |s, v| s.min_p = v as f32)}
+            {decimal("temperature", "Temperature", &TEMPERATURE, 0.05, |s| s.temperature, |s, v| s.temperature = v)}
+            {top_k}
+            {decimal("top-p", "Top-p (1 = off)", &TOP_P, 0.01, |s| s.top_p, |s, v| s.top_p = v)}
+            {decimal("min-p", "Min-p (0 = off)", &MIN_P, 0.01, |s| s.min_p, |s, v| s.min_p = v)}
         </fieldset>
     }
 }

@@ -1,6 +1,7 @@
 //! The KV cache on and off: the same greedy generation with the cache, and without it
 //! (every step recomputes the whole sequence). Per-token cost against position for both,
-//! the totals, and whether the two texts are identical.
+//! the totals, and whether the two texts are identical. Each finished run is saved, so that
+//! the exercise that compares them survives a glossary link and Back.
 
 use super::actions::Actions;
 use super::lab::Lab;
@@ -9,6 +10,7 @@ use super::number::{ms, ratio};
 use super::prompt_field::{stage_prompt, PromptField};
 use super::readout::Readout;
 use super::run::{measure, Run};
+use super::saved_measurements::Measurement;
 use crate::ui::field::count_input;
 use crate::protocol::CacheMode;
 use leptos::prelude::*;
@@ -24,10 +26,10 @@ pub fn CachePanel(lab: Lab) -> impl IntoView {
     let max_tokens = RwSignal::new(32usize);
     let use_cache = RwSignal::new(true);
     let start = move || {
-        let (run, cache) = if use_cache.get_untracked() {
-            (lab.cache_on, CacheMode::Cold)
+        let (run, cache, saved): (_, _, fn(Run) -> Measurement) = if use_cache.get_untracked() {
+            (lab.cache_on, CacheMode::Cold, |run| Measurement::CacheOn { run })
         } else {
-            (lab.cache_off, CacheMode::Off)
+            (lab.cache_off, CacheMode::Off, |run| Measurement::CacheOff { run })
         };
         let prompt = stage_prompt(lab.engine, text.get_untracked(), chat.get_untracked());
         measure(
@@ -37,7 +39,11 @@ pub fn CachePanel(lab: Lab) -> impl IntoView {
             cache,
             max_tokens.get_untracked(),
             run,
-            |_| {},
+            move |r| {
+                if r.complete() {
+                    lab.save(saved(r.clone()));
+                }
+            },
         );
     };
     let series = Signal::derive(move || {

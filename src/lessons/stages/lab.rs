@@ -10,6 +10,7 @@ use super::spec_run::Comparison;
 use crate::bridge::Bridge;
 use crate::protocol::{Request, Response};
 use crate::ui::lab::LabEngine;
+use engine::serving_sim::MeasuredCosts;
 use engine::Config;
 use leptos::prelude::*;
 
@@ -37,6 +38,8 @@ pub struct Lab {
     pub threads: RwSignal<Vec<Speeds>>,
     /// The sweep's points, one per prompt length.
     pub sweep: RwSignal<Vec<Point>>,
+    /// The serving simulator's measured costs, once every pass size is timed.
+    pub serving: RwSignal<Option<MeasuredCosts>>,
     /// Why a lab's measurement could not be saved (or the saved ones read): the lab's name
     /// and the reason.
     pub save_problem: RwSignal<Option<(&'static str, String)>>,
@@ -60,6 +63,7 @@ impl Lab {
             inside: RwSignal::new(Inspection::new(0)),
             threads: RwSignal::new(Vec::new()),
             sweep: RwSignal::new(Vec::new()),
+            serving: RwSignal::new(None),
             save_problem: RwSignal::new(None),
             restored_from: RwSignal::new(Vec::new()),
         };
@@ -97,6 +101,9 @@ impl Lab {
                 Measurement::Timeline { run } => self.timeline.try_with_untracked(|r| r.costs.is_empty()) == Some(true) && self.timeline.try_set(run).is_none(),
                 Measurement::Threads { rows } => self.threads.try_with_untracked(Vec::is_empty) == Some(true) && self.threads.try_set(rows).is_none(),
                 Measurement::Sweep { points } => self.sweep.try_with_untracked(Vec::is_empty) == Some(true) && self.sweep.try_set(points).is_none(),
+                Measurement::CacheOn { run } => self.cache_on.try_with_untracked(|r| r.costs.is_empty()) == Some(true) && self.cache_on.try_set(run).is_none(),
+                Measurement::CacheOff { run } => self.cache_off.try_with_untracked(|r| r.costs.is_empty()) == Some(true) && self.cache_off.try_set(run).is_none(),
+                Measurement::Serving { costs } => self.serving.try_with_untracked(Option::is_none) == Some(true) && self.serving.try_set(Some(costs)).is_none(),
             };
             if shown {
                 self.restored_from.try_update(|r| r.push((lab, model)));

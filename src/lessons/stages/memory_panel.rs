@@ -16,6 +16,11 @@ pub fn MemoryPanel(lab: Lab) -> impl IntoView {
     let kv_bytes = Signal::derive(move || run.with(|r| r.kv_bytes()).map(|b| b as f64));
     // `position` is 1-based and counts the token just drawn, which is not cached yet.
     let cached = move || run.with(|r| r.costs.last().map_or(0, |c| c.position.saturating_sub(1)));
+    // A run restored from a saved item (`saved_measurements.rs`) that another model made.
+    let made_by_another_model = move || {
+        let loaded = lab.engine.loaded_model().map(|c| c.file_stem());
+        lab.restored_model("cache-on").filter(|m| Some(m) != loaded.as_ref())
+    };
     let series = Signal::derive(move || {
         let points = run.with(|r| r.costs.iter().map(|c| ((c.position - 1) as f64, c.kv_bytes as f64 / 1e6)).collect());
         vec![Series {
@@ -36,7 +41,11 @@ pub fn MemoryPanel(lab: Lab) -> impl IntoView {
                     </output>
                 </div>
             </div>
-            {move || lab.shape.get().map(|shape| formula(&shape, run.with(|r| r.kv_bytes()).unwrap_or(0), cached(), lab.engine.weight_bytes()))}
+            {move || lab.shape.get().map(|shape| match made_by_another_model() {
+                // The loaded model's shape times another model's positions would not add up.
+                Some(model) => view! { <p class="hint" data-testid="kv-formula-elsewhere">{format!("The run above was made on {model}: run it again for the formula of the model loaded now.")}</p> }.into_any(),
+                None => formula(&shape, run.with(|r| r.kv_bytes()).unwrap_or(0), cached(), lab.engine.weight_bytes()).into_any(),
+            })}
             <LineChart testid="kv-chart" caption="KV cache size after each token." x_label="positions cached" y_label="MB" series=series/>
         </section>
     }

@@ -7,7 +7,8 @@ use super::{
     cache_panel::CachePanel, capacity_panel::CapacityPanel, exercises::ExerciseCard,
     inside_panel::InsidePanel, lab::Lab, memory_panel::MemoryPanel, pass_cost::PassCostPanel,
     pass_drawing::PassDrawingPanel,
-    prefill_panel::PrefillPanel, reuse_panel::ReusePanel, serving_panel::ServingPanel, spec_panel::SpecPanel,
+    prefill_panel::PrefillPanel, reuse_panel::ReusePanel, saved_measurements,
+    serving_panel::ServingPanel, spec_panel::SpecPanel,
     sweep_panel::SweepPanel, timeline_labels::TimelineLabels,
 };
 use crate::ui::measured_on::MeasuredOn;
@@ -39,9 +40,10 @@ pub fn StagesPage() -> impl IntoView {
 
 /// A lab, after the line that says which model its numbers come from.
 fn measured(name: &str, lab: Lab) -> AnyView {
-    // The prefill and decode labs may show measurements saved earlier.
-    let saved_by = (name == "prefill-decode")
-        .then(|| Signal::derive(move || ["timeline", "threads", "sweep"].into_iter().find_map(|l| lab.restored_model(l))));
+    // The labs that save may show measurements saved earlier.
+    let saving = saved_measurements::labs_under(name);
+    let saved_by = (!saving.is_empty())
+        .then(|| Signal::derive(move || saving.iter().find_map(|l| lab.restored_model(l))));
     view! {
         <MeasuredOn saved_by=saved_by/>
         {panel(name, lab)}

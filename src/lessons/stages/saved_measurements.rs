@@ -1,14 +1,16 @@
 //! Lesson 2's measurements that take seconds to make, kept in the browser's store
 //! (`ui/store.rs`), one item each: the prefill and decode panel's run, the speeds at each
-//! thread count, and the sweep over prompt lengths. Saved when a measurement finishes, with
-//! the model that made it; read back when the lesson opens, so that a glossary link, Back
-//! or a reload loses none. Each lab shows the item its pointer names (the newest it made,
-//! or the one Saved work opened), else its newest.
+//! thread count, the sweep over prompt lengths, the KV panel's latest run with the cache and
+//! without it, and the serving simulator's measured costs. Saved when a measurement
+//! finishes, with the model that made it; read back when the lesson opens, so that a
+//! glossary link, Back or a reload loses none. Each lab shows the item its pointer names
+//! (the newest it made, or the one Saved work opened), else its newest.
 
-use super::number::{ms, tps};
+use super::number::{bytes, ms, tps};
 use super::run::Run;
 use crate::model_choice::Choice;
 use crate::ui::store::{self, Entry, Record};
+use engine::serving_sim::MeasuredCosts;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -43,11 +45,37 @@ pub enum Measurement {
     Threads { rows: Vec<Speeds> },
     /// Time to first token against prompt length.
     Sweep { points: Vec<Point> },
+    /// The KV panel's run with the cache (an exercise compares it with the next).
+    CacheOn { run: Run },
+    /// The KV panel's run without the cache.
+    CacheOff { run: Run },
+    /// The serving simulator's measured inputs: the pass times and the cache's bytes.
+    Serving { costs: MeasuredCosts },
 }
 
-/// The labs that save, by the name their records and pointers carry, and the heading
-/// Saved work's Open goes to.
-const LABS: [(&str, &str); 3] = [("timeline", "prefill-lab"), ("threads", "threads-lab"), ("sweep", "sweep-lab")];
+/// A lab that saves: the name its records and pointers carry, the heading Saved work's Open
+/// goes to, and the lesson's lab markers whose panels show what it measured (their
+/// "Measured on" line names the model a restored item was made by: the memory panel draws
+/// the KV panel's run with the cache).
+struct SavingLab {
+    name: &'static str,
+    anchor: &'static str,
+    markers: &'static [&'static str],
+}
+
+const LABS: [SavingLab; 6] = [
+    SavingLab { name: "timeline", anchor: "prefill-lab", markers: &["prefill-decode", "timeline-labels"] },
+    SavingLab { name: "threads", anchor: "threads-lab", markers: &["prefill-decode"] },
+    SavingLab { name: "sweep", anchor: "sweep-lab", markers: &["prefill-decode"] },
+    SavingLab { name: "cache-on", anchor: "cache-lab", markers: &["cache", "memory"] },
+    SavingLab { name: "cache-off", anchor: "cache-lab", markers: &["cache"] },
+    SavingLab { name: "serving", anchor: "serving-lab", markers: &["serving"] },
+];
+
+/// The saving labs whose results show under the lesson's lab marker `marker`.
+pub fn labs_under(marker: &str) -> Vec<&'static str> {
+    LABS.iter().filter(|l| l.markers.contains(&marker)).map(|l| l.name).collect()
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Saved {
@@ -57,13 +85,17 @@ struct Saved {
 }
 
 impl Measurement {
-    /// The lab's name: "timeline", "threads", "sweep".
+    /// The lab's name: "timeline", "threads", "sweep", "cache-on", "cache-off", "serving".
     pub fn lab(&self) -> &'static str {
-        match self {
-            Measurement::Timeline { .. } => LABS[0].0,
-            Measurement::Threads { .. } => LABS[1].0,
-            Measurement::Sweep { .. } => LABS[2].0,
-        }
+        let at = match self {
+            Measurement::Timeline { .. } => 0,
+            Measurement::Threads { .. } => 1,
+            Measurement::Sweep { .. } => 2,
+            Measurement::CacheOn { .. } => 3,
+            Measurement::CacheOff { .. } => 4,
+            Measurement::Serving { .. } => 5,
+        };
+        LABS[at].name
     }
 
     /// "Prefill and decode: 24 prompt tokens at 310.2 tokens/s, 31 more at 48.0 tokens/s".
@@ -88,6 +120,18 @@ impl Measurement {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Measurement::CacheOn { run } => format!("KV cache on: {}", generated(run)),
+            Measurement::CacheOff { run } => format!("KV cache off: {}", generated(run)),
+            Measurement::Serving { costs } => format!(
+                "Serving costs: a pass over {}; {} bytes per cached position",
+                costs
+                    .pass_ms
+                    .iter()
+                    .map(|&(n, t)| format!("{n} token{} {}", if n == 1 { "" } else { "s" }, ms(t)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                bytes(costs.kv_bytes_per_position as usize),
+            ),
         }
     }
 
@@ -95,9 +139,9 @@ impl Measurement {
     fn check(&self) -> Result<(), String> {
         let measured = |v: f64| v.is_finite() && v > 0.0;
         match self {
-            Measurement::Timeline { run } => {
+            Measurement::Timeline { run } | Measurement::CacheOn { run } | Measurement::CacheOff { run } => {
                 if !run.complete() || run.costs.is_empty() || run.error.is_some() {
-                    return Err("Its prefill and decode run did not finish.".into());
+                    return Err("Its run did not finish.".into());
                 }
                 if !run.costs.iter().all(|c| measured(c.ms)) {
                     return Err("A token's time in its run is not a measured time.".into());
@@ -122,9 +166,30 @@ impl Measurement {
                     return Err("A time in it is not a measured time.".into());
                 }
             }
+            Measurement::Serving { costs } => {
+                let sizes: Vec<usize> = costs.pass_ms.iter().map(|p| p.0).collect();
+                if sizes.is_empty() || sizes[0] == 0 || !sizes.windows(2).all(|w| w[0] < w[1]) {
+                    return Err(format!("Its pass sizes ({sizes:?}) are not the simulator's, smallest first."));
+                }
+                if !costs.pass_ms.iter().all(|p| measured(p.1)) || !measured(costs.kv_bytes_per_position) {
+                    return Err("A time or a size in it is not a measured one.".into());
+                }
+            }
         }
         Ok(())
     }
+}
+
+/// "31 tokens after 1 prompt token in 812 ms".
+fn generated(run: &Run) -> String {
+    let (prompt, tokens) = (run.prompt.len(), run.costs.len());
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    format!(
+        "{tokens} token{} after {prompt} prompt token{} in {}",
+        plural(tokens),
+        plural(prompt),
+        ms(run.total_ms())
+    )
 }
 
 /// A finished measurement as a new item, made by `model`.
@@ -175,7 +240,7 @@ pub fn save(measurement: Measurement, model: Option<&Choice>, problem: RwSignal<
 pub async fn open(record: &Record) -> Result<String, String> {
     let lab = read(record)?.lab();
     store::set_pointer(&pointer(lab), &record.id).await?;
-    let anchor = LABS.iter().find(|(name, _)| *name == lab).map_or("", |(_, anchor)| anchor);
+    let anchor = LABS.iter().find(|l| l.name == lab).map_or("", |l| l.anchor);
     Ok(format!("/learn/stages#{anchor}"))
 }
 
@@ -190,8 +255,8 @@ fn shown(entries: &[Entry], pointed: &[Option<String>]) -> Vec<(Measurement, Str
         .collect();
     LABS.iter()
         .zip(pointed)
-        .filter_map(|((lab, _), pointed)| {
-            let mine = || readable.iter().filter(|(_, m)| m.lab() == *lab);
+        .filter_map(|(lab, pointed)| {
+            let mine = || readable.iter().filter(|(_, m)| m.lab() == lab.name);
             mine()
                 .find(|(r, _)| Some(&r.id) == pointed.as_ref())
                 .or_else(|| mine().last())
@@ -207,8 +272,8 @@ pub fn restore(problem: RwSignal<Option<(&'static str, String)>>, restored: impl
         let result = async {
             let entries = store::list().await?;
             let mut pointed = Vec::new();
-            for (lab, _) in LABS {
-                pointed.push(store::pointer(&pointer(lab)).await?);
+            for lab in &LABS {
+                pointed.push(store::pointer(&pointer(lab.name)).await?);
             }
             Ok::<_, String>(shown(&entries, &pointed))
         }
@@ -217,7 +282,7 @@ pub fn restore(problem: RwSignal<Option<(&'static str, String)>>, restored: impl
             Ok(measurements) if !measurements.is_empty() => restored(measurements),
             Ok(_) => {}
             Err(e) => {
-                problem.try_set(Some((LABS[0].0, e)));
+                problem.try_set(Some((LABS[0].name, e)));
             }
         }
     });
@@ -252,6 +317,17 @@ mod tests {
         assert_eq!(record.kind, KIND);
         assert_eq!(read(&record), Ok(timeline));
         assert!(record.title.contains("100.0 tokens/s") && record.title.contains("200.0 tokens/s"), "{}", record.title);
+        let cache_off = Measurement::CacheOff { run: run.clone() };
+        let saved = super::record(&cache_off, None);
+        assert_eq!(read(&saved), Ok(cache_off));
+        assert_eq!(saved.title, "KV cache off: 2 tokens after 0 prompt tokens in 35.0 ms");
+        let costs = |pass_ms: Vec<(usize, f64)>| Measurement::Serving { costs: MeasuredCosts { pass_ms, kv_bytes_per_position: 46_080.0 } };
+        let serving = costs(vec![(1, 20.0), (2, 21.5)]);
+        let saved = super::record(&serving, None);
+        assert_eq!(read(&saved), Ok(serving));
+        assert_eq!(saved.title, "Serving costs: a pass over 1 token 20.0 ms, 2 tokens 21.5 ms; 46,080 bytes per cached position");
+        assert!(costs(vec![(2, 20.0), (1, 21.5)]).check().unwrap_err().contains("[2, 1]"));
+        assert!(costs(vec![(1, 0.0)]).check().is_err());
         let stopped = Measurement::Timeline { run: Run { stop: Some(StopReason::Cancelled), ..run } };
         assert!(stopped.check().unwrap_err().contains("did not finish"));
 
@@ -268,19 +344,28 @@ mod tests {
         let mut other = record.clone();
         other.body["version"] = 2.into();
         assert!(read(&other).unwrap_err().contains("version 2"));
+        // A lab a later version added: unreadable, said so.
+        let mut newer = record.clone();
+        newer.body["measurement"]["lab"] = "a-later-lab".into();
+        assert!(read(&newer).unwrap_err().contains("not a Lesson 2 measurement this version reads"));
     }
 
     #[wasm_bindgen_test]
     fn each_lab_shows_its_pointed_item_else_its_newest() {
         let (a, b) = (threads(&[(1, 5.0), (2, 9.0)]), threads(&[(1, 6.0), (2, 8.0)]));
         let sweep = Measurement::Sweep { points: vec![Point { tokens: 16, ttft_ms: 9.0, decode_ms: Some(2.0) }] };
-        let entries = [entry("a", &a), entry("s", &sweep), entry("b", &b)];
-        // Each with the model its record names.
+        let run = Run { costs: vec![TokenCost { position: 1, piece: "a".into(), ms: 3.0, computed: 1, kv_bytes: 8 }], stop: Some(StopReason::MaxTokens), ..Run::default() };
+        let cache_on = Measurement::CacheOn { run };
+        let entries = [entry("a", &a), entry("s", &sweep), entry("c", &cache_on), entry("b", &b)];
+        // Each with the model its record names, in the order of `LABS`.
         let made = |m: &Measurement, id: &str| (m.clone(), format!("model of {id}"));
-        assert_eq!(shown(&entries, &[None, None, None]), vec![made(&b, "b"), made(&sweep, "s")], "the newest of each lab");
-        let pointed = [None, Some("a".to_string()), None];
-        assert_eq!(shown(&entries, &pointed), vec![made(&a, "a"), made(&sweep, "s")], "the one its pointer names");
-        let gone = [None, Some("deleted".to_string()), Some("b".to_string())];
-        assert_eq!(shown(&entries, &gone), vec![made(&b, "b"), made(&sweep, "s")], "a pointer to another lab's or a deleted item is not followed");
+        let none = || [None, None, None, None, None, None];
+        assert_eq!(shown(&entries, &none()), vec![made(&b, "b"), made(&sweep, "s"), made(&cache_on, "c")], "the newest of each lab");
+        let mut pointed = none();
+        pointed[1] = Some("a".to_string());
+        assert_eq!(shown(&entries, &pointed), vec![made(&a, "a"), made(&sweep, "s"), made(&cache_on, "c")], "the one its pointer names");
+        let mut gone = none();
+        (gone[1], gone[2], gone[4]) = (Some("deleted".to_string()), Some("b".to_string()), Some("c".to_string()));
+        assert_eq!(shown(&entries, &gone), vec![made(&b, "b"), made(&sweep, "s"), made(&cache_on, "c")], "a pointer to another lab's or a deleted item is not followed");
     }
 }
