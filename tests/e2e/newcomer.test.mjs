@@ -3,7 +3,7 @@
 // keyboard and the example prompts come back to where they were.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, newConversation, openSession, READY } from "./session.mjs";
+import { chooseStrategies, MINUTE, newConversation, openSession, READY } from "./session.mjs";
 
 let session, page;
 
@@ -128,7 +128,7 @@ test("an edited example prompt can be put back", { timeout: MINUTE }, async () =
   assert.equal(await page.isVisible(sel("timeline-example")), false);
 });
 
-test("a newcomer's walk: home, each lesson's first lab, the playground, a glossary link and Back; nothing is lost", { timeout: 6 * MINUTE }, async () => {
+test("a newcomer's walk: home, the playground, each lesson's first lab, a glossary link in a lesson's text, and Back all the way; nothing is lost", { timeout: 8 * MINUTE }, async () => {
   const menu = async (label, path) => {
     await page.click(`nav >> text="${label}"`);
     // The page may put its settings in the query at once.
@@ -139,20 +139,6 @@ test("a newcomer's walk: home, each lesson's first lab, the playground, a glossa
   await page.waitForSelector("[data-testid=model-status][data-state=idle], " + READY);
   const before = modelRequests();
 
-  // Lesson 1's first lab: a setting and a step.
-  await menu("1. Generation", "/learn/generation");
-  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-  await page.waitForSelector(sel("prob-bar"));
-  await page.focus(sel("top-k"));
-  await page.keyboard.press("ArrowLeft");
-  const topK = await page.inputValue(sel("top-k"));
-  // Lesson 2's first lab: a measured run.
-  await menu("2. Stages", "/learn/stages");
-  await page.click(sel("timeline-run"));
-  await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: 3 * MINUTE });
-  // Lesson 3's runner is there and ready.
-  await menu("3. Reasoning", "/learn/reasoning");
-  await page.waitForSelector(sel("interactive-reasoning"));
   // The playground: a conversation of two turns.
   await menu("Playground", "/playground");
   await newConversation(page);
@@ -167,18 +153,54 @@ test("a newcomer's walk: home, each lesson's first lab, the playground, a glossa
   const conversation = await turns();
   assert.equal(conversation.length, 4, "two messages, two answers");
 
-  // A glossary link, and Back: the conversation is all there.
-  await menu("Glossary", "/glossary");
-  await page.waitForSelector("#kv-cache");
+  // Lesson 1's first lab: a setting.
+  await menu("1. Generation", "/learn/generation");
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("prob-bar"));
+  const defaultTopK = await page.inputValue(sel("top-k"));
+  await page.focus(sel("top-k"));
+  await page.keyboard.press("ArrowLeft");
+  const topK = await page.inputValue(sel("top-k"));
+  assert.notEqual(topK, defaultTopK, "the setting moved");
+
+  // Lesson 2's first lab: a measured run, drawn as a timeline.
+  await menu("2. Stages", "/learn/stages");
+  await page.fill(sel("timeline-max-tokens"), "5");
+  await page.click(sel("timeline-run"));
+  await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: 3 * MINUTE });
+  await page.waitForSelector(`${sel("timeline-run")}:enabled`);
+  const blocks = () => page.$$eval(`${sel("timeline")} rect`, (r) => r.map((b) => b.dataset.ms));
+  const timeline = await blocks();
+  assert.equal(timeline.length, 5, "one block per token");
+
+  // Lesson 3's first lab: one task.
+  await menu("3. Reasoning", "/learn/reasoning");
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await chooseStrategies(page, ["direct"]);
+  await page.fill(sel("limit"), "1");
+  await page.click(sel("run-experiment"));
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished]`, { timeout: 3 * MINUTE });
+  const table = () => page.$$eval(`${sel("results-table")} tbody tr`, (trs) => trs.map((tr) => ({ ...tr.dataset })));
+  const results = await table();
+  assert.equal(results.length, 1);
+  assert.equal(results[0].n, "1");
+
+  // A glossary term in the lesson's text, then Back through every page of the walk.
+  await page.locator('article.lesson .term a[href^="glossary#"]').first().click();
+  await page.waitForURL((u) => u.pathname === "/glossary");
+  await page.waitForSelector(`#${new URL(page.url()).hash.slice(1)}`);
   await page.goBack();
-  await page.waitForSelector(sel("chat-turn"));
-  assert.deepEqual(await turns(), conversation, "the playground's conversation survived the glossary and Back");
-  // Back through the lessons: Lesson 1 has the setting the learner left.
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished]`);
+  assert.deepEqual(await table(), results, "Lesson 3 kept its results");
   await page.goBack();
-  await page.goBack();
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=timeline] rect").length === n, timeline.length);
+  assert.deepEqual(await blocks(), timeline, "Lesson 2 kept its timeline");
   await page.goBack();
   await page.waitForSelector(sel("prob-bar"), { timeout: 2 * MINUTE });
   assert.equal(await page.inputValue(sel("top-k")), topK, "Lesson 1 kept its setting");
+  await page.goBack();
+  await page.waitForSelector(sel("chat-turn"));
+  assert.deepEqual(await turns(), conversation, "the playground kept its conversation");
   // One page load for the whole walk: the model was fetched at most once (not at all when
   // this browser had it cached), and never again on the way back.
   assert.ok(modelRequests() - before <= 1, "the model was fetched at most once");
