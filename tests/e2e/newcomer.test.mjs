@@ -92,6 +92,30 @@ test("a prompt of more than 1,000 tokens shows its prefill progress, rising, the
   assert.equal(await page.isVisible(sel("prefill-progress")), false, "it goes once the answer starts");
 });
 
+test("the prefill progress's Stop ends the reading of a long prompt: no answer, and the bar goes", { timeout: 4 * MINUTE }, async () => {
+  await open("/playground");
+  await newConversation(page);
+  await page.check(sel("mode-raw"));
+  // Not the prompt above: nothing of it is in the cache to reuse.
+  const prompt = Array.from({ length: 72 }, (_, i) => `Row ${i + 1}: a slow grey cat sleeps beside the warm fire.`).join("\n");
+  await page.fill(sel("prompt"), prompt);
+  await page.fill(sel("max-tokens"), "2");
+  await page.evaluate(() => (window.__prefill = []));
+  await page.click(sel("generate"));
+  await page.waitForSelector(`${sel("prefill-progress")}:not([data-done="0"])`, { timeout: 2 * MINUTE });
+  await page.click(sel("prefill-stop"));
+  const stoppedAt = Date.now();
+  await page.waitForSelector(sel("summary"), { timeout: MINUTE });
+  const seen = await page.evaluate(() => window.__prefill);
+  const [done, total] = seen.at(-1);
+  assert.ok(total > 1000, `the prompt is ${total} tokens`);
+  assert.ok(done < total / 2, `it stopped early in the prompt: ${done} of ${total} tokens read (${JSON.stringify(seen)})`);
+  assert.match(await page.textContent(sel("summary")), /^0 tokens; stopped by you\./);
+  assert.equal(await page.isVisible(sel("prefill-progress")), false, "the bar went");
+  assert.ok(await page.isDisabled(sel("stop")), "nothing runs any more");
+  assert.ok(Date.now() - stoppedAt < 20_000, `it stopped within a slice, after ${Date.now() - stoppedAt} ms`);
+});
+
 test("Escape in a token's alternatives puts the keyboard back on that token", { timeout: 2 * MINUTE }, async () => {
   await open("/playground");
   await newConversation(page);
