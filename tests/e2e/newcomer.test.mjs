@@ -53,6 +53,39 @@ test("each lesson has contents that stay on screen and reach every section", { t
   }
 });
 
+test("at 390 px Lesson 1's contents stay reachable: the sliders' bar does not cover them", { timeout: 2 * MINUTE }, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await open("/learn/generation");
+    // Scrolled into the tool, where its sliders' bar sticks to the top of the window too.
+    await page.$eval(".l1-controls", (bar) => bar.parentElement.scrollIntoView());
+    await page.evaluate(() => window.scrollBy(0, 200));
+    const box = (css) => page.$eval(css, (e) => e.getBoundingClientRect().toJSON());
+    const [toc, bar] = [await box(sel("lesson-toc")), await box(".l1-controls")];
+    assert.ok(toc.top >= 0 && toc.top < 5, `the contents are at the top of the window (${toc.top})`);
+    assert.ok(bar.top < 200, `the sliders' bar is in view (${bar.top})`);
+    // What the learner would touch at the middle of the contents' summary, and of the bar's first slider.
+    const hit = await page.evaluate(() => {
+      const at = (el) => {
+        const r = el.getBoundingClientRect();
+        return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      };
+      const summary = document.querySelector("[data-testid=lesson-toc] summary");
+      const slider = document.querySelector(".l1-controls input[type=range]");
+      return { toc: !!at(summary)?.closest("[data-testid=lesson-toc]"), slider: at(slider) === slider };
+    });
+    assert.deepEqual(hit, { toc: true, slider: true }, "neither covers the other");
+    await page.click(`${sel("lesson-toc")} summary`);
+    const first = page.locator(`${sel("lesson-toc")} a`).first();
+    assert.ok(await first.isVisible(), "the contents open over the tool");
+    const target = (await first.getAttribute("href")).split("#")[1];
+    await first.click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), target, "and take the keyboard to the section");
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
+
 test("an entry out of range is refused with its range, and the value in use stays", { timeout: MINUTE }, async () => {
   await open("/learn/generation");
   await page.fill(sel("seed"), "-1");
