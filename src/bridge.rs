@@ -85,6 +85,9 @@ pub struct Bridge {
     /// While another model loads: the one loaded before, which the worker keeps until the
     /// new one is ready, so that a refused load leaves it usable.
     previous: StoredValue<Option<(Choice, ModelInfo)>>,
+    /// The learner cancelled the first download: no page loads the model by itself until
+    /// the learner asks for it again ("Load it now", a model picked).
+    cancelled: RwSignal<bool>,
 }
 
 impl Bridge {
@@ -100,17 +103,31 @@ impl Bridge {
             single: StoredValue::new(None),
             choice: RwSignal::new(Choice::BuiltIn(model_choice::last_built_in())),
             previous: StoredValue::new(None),
+            cancelled: RwSignal::new(false),
         };
         bridge.spawn();
         bridge
     }
 
     /// For a page that runs the model: loads the last built-in model the learner used (the
-    /// default at first) unless a model is loaded or on its way.
+    /// default at first) unless a model is loaded or on its way, or the learner cancelled
+    /// its download (then the page offers it: `load_now`).
     pub fn need_model(&self) {
+        if !self.cancelled.get_untracked() {
+            self.load_now();
+        }
+    }
+
+    /// "Load it now": loads the last built-in model unless a model is loaded or on its way.
+    pub fn load_now(&self) {
         if self.status.get_untracked() == ModelStatus::Idle {
             self.load_built_in(model_choice::last_built_in());
         }
+    }
+
+    /// Whether the learner cancelled the download of the first model (`cancel_load`).
+    pub fn load_cancelled(&self) -> Signal<bool> {
+        self.cancelled.into()
     }
 
     pub fn status(&self) -> Signal<ModelStatus> {
@@ -255,15 +272,26 @@ impl Bridge {
     }
 
     /// Stops a load under way. The worker cannot hear a message while it builds a model, so
-    /// it is restarted, and loads the last built-in model again (from the cache: quickly).
+    /// it is restarted. If a model was ready before, it loads that again (the last built-in
+    /// one, from the cache: quickly); if none was (the first download), the page is left
+    /// with no model and offers to load it, rather than starting the download again.
     pub fn cancel_load(&self) {
         if !matches!(self.status.get_untracked(), ModelStatus::Loading { .. }) {
             return;
         }
         let cancelled = self.choice.get_untracked().name();
+        let had_model = self.previous.with_value(Option::is_some);
         self.stop_worker("loading was cancelled");
-        self.spawn();
         let model = model_choice::last_built_in();
+        if !had_model {
+            // Before `spawn`, which says so if the new worker cannot start.
+            self.choice.set(Choice::BuiltIn(model));
+            self.status.set(ModelStatus::Idle);
+            self.cancelled.set(true);
+            self.notice.set(None);
+            return self.spawn();
+        }
+        self.spawn();
         self.load_built_in(model);
         self.notice.set(Some(format!(
             "Loading {cancelled} was cancelled: the engine was restarted and loads {} again.",
@@ -275,6 +303,7 @@ impl Bridge {
     fn load(&self, choice: Choice, bytes: Option<u64>, request: Request) {
         let status = self.status;
         let (notice, previous, chosen) = (self.notice, self.previous, self.choice);
+        self.cancelled.set(false);
         if let ModelStatus::Ready(info) = status.get_untracked() {
             previous.set_value(Some((chosen.get_untracked(), info)));
         }

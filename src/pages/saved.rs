@@ -183,7 +183,7 @@ pub fn Saved() -> impl IntoView {
             <Show when=move || entries.with(|e| e.as_ref().is_some_and(Vec::is_empty))>
                 <p data-testid="saved-empty">
                     "Nothing is saved yet. A conversation in the " <a href="playground">"playground"</a>
-                    " is saved as you go, and so is each finished measurement of " <a href="learn/stages">"Lesson 2"</a> " and run of " <a href="learn/reasoning">"Lesson 3"</a> "."
+                    " is saved as you go, and so is each finished measurement of " <a href="learn/stages">"Lesson 2"</a> " and run of " <a href="learn/reasoning">"Lesson 3"</a> " (a run you leave while it runs keeps the tasks it finished)."
                 </p>
             </Show>
         </article>

@@ -1,4 +1,5 @@
-//! The model's state for every page: loading (with bytes, total and speed), ready, or an
+//! The model's state for every page: not loaded with the offer to load it (also after the
+//! learner cancelled its first download), loading (with bytes, total and speed), ready, or an
 //! error with Retry. Also what the learner may want to do with the cached file, and the
 //! model picker.
 
@@ -21,13 +22,18 @@ pub fn ModelStatusPanel() -> impl IntoView {
                         Choice::BuiltIn(b) => format!("{}, {}", b.name, megabytes(b.bytes)),
                         other => other.name(),
                     };
+                    let text = if bridge.load_cancelled().get() {
+                        format!(
+                            "Its download was cancelled: the model ({model}) is not loaded, and no page loads it until you ask. The lessons' labs and the playground need it."
+                        )
+                    } else {
+                        format!(
+                            "The model ({model}) is not loaded: this page does not run it. The lessons and the playground load it when you open them."
+                        )
+                    };
                     view! {
-                        <p>
-                            {format!(
-                                "The model ({model}) is not loaded: this page does not run it. The lessons and the playground load it when you open them."
-                            )}
-                        </p>
-                        <button type="button" data-testid="load-model" on:click=move |_| bridge.need_model()>"Load it now"</button>
+                        <p data-testid="model-offer">{text}</p>
+                        <button type="button" data-testid="load-model" on:click=move |_| bridge.load_now()>"Load it now"</button>
                     }
                     .into_any()
                 }

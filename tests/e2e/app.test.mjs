@@ -67,6 +67,38 @@ test("the home page, the glossary and the reading list do not download the model
   assert.deepEqual(session.requests.filter((r) => r.url.endsWith(".gguf")), [], "no request for the model file");
 });
 
+test("first visit: a cancelled download leaves no model and the offer, and does not start again", { timeout: 2 * MINUTE }, async () => {
+  await page.goto(url("/learn/generation"));
+  // The model's response is held back, so that the cancel comes in the middle of the download.
+  let held = 0;
+  const hold = async (route) => {
+    held++;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    await route.continue().catch(() => {});
+  };
+  await page.route("**/*.gguf", hold);
+  try {
+    await page.waitForSelector("[data-testid=model-status][data-state=loading]");
+    while (held === 0) await page.waitForTimeout(100);
+    await page.click("[data-testid=cancel-load]");
+    await page.waitForSelector("[data-testid=model-status][data-state=idle]");
+    assert.match(await text("model-offer"), /download was cancelled: the model \(SmolLM2-135M-Instruct, 98\.4 MB\) is not loaded/);
+    assert.ok(await page.isVisible("[data-testid=load-model]"), "the offer to load it");
+    // Long enough for a restarted download to have asked again.
+    await page.waitForTimeout(6000);
+    assert.equal(await page.getAttribute("[data-testid=model-status]", "data-state"), "idle", "still no model");
+    assert.equal(held, 1, "no second request for the model file");
+    // Another page that runs the model does not start it behind the learner's back either.
+    await page.click('nav >> text="Playground"');
+    await page.waitForSelector("[data-testid=load-model]");
+    await page.waitForTimeout(2000);
+    assert.equal(held, 1, "nor does the playground");
+  } finally {
+    await page.unroute("**/*.gguf", hold);
+  }
+  assert.deepEqual(session.consoleErrors, []);
+});
+
 test("first visit: the model downloads with visible progress and becomes ready, with no console errors", { timeout: 3 * MINUTE }, async () => {
   await page.goto(url("/"));
   // The size the offer gives (a constant of the site) is the size of the file that loads.

@@ -3,7 +3,7 @@
 // keyboard and the example prompts come back to where they were.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MINUTE, newConversation, openSession, READY } from "./session.mjs";
+import { chooseStrategies, MINUTE, newConversation, openSession, READY } from "./session.mjs";
 
 let session, page;
 
@@ -53,6 +53,38 @@ test("each lesson has contents that stay on screen and reach every section", { t
   }
 });
 
+test("at 390 px Lesson 1's contents stay reachable: the sliders' bar does not cover them", { timeout: 2 * MINUTE }, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await open("/learn/generation");
+    // Scrolled into the tool, where its sliders' bar sticks to the top of the window too.
+    await page.$eval(".l1-controls", (bar) => window.scrollTo(0, bar.getBoundingClientRect().top + window.scrollY + 300));
+    const box = (css) => page.$eval(css, (e) => e.getBoundingClientRect().toJSON());
+    const [toc, bar] = [await box(sel("lesson-toc")), await box(".l1-controls")];
+    assert.ok(toc.top >= 0 && toc.top < 5, `the contents are at the top of the window (${toc.top})`);
+    assert.ok(bar.top >= 0 && bar.top < 100, `the sliders' bar sticks at the top too (${bar.top})`);
+    // What the learner would touch at the middle of the contents' summary, and of the bar's first slider.
+    const hit = await page.evaluate(() => {
+      const at = (el) => {
+        const r = el.getBoundingClientRect();
+        return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      };
+      const summary = document.querySelector("[data-testid=lesson-toc] summary");
+      const slider = document.querySelector(".l1-controls input[type=range]");
+      return { toc: !!at(summary)?.closest("[data-testid=lesson-toc]"), slider: at(slider) === slider };
+    });
+    assert.deepEqual(hit, { toc: true, slider: true }, "neither covers the other");
+    await page.click(`${sel("lesson-toc")} summary`);
+    const first = page.locator(`${sel("lesson-toc")} a`).first();
+    assert.ok(await first.isVisible(), "the contents open over the tool");
+    const target = (await first.getAttribute("href")).split("#")[1];
+    await first.click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), target, "and take the keyboard to the section");
+  } finally {
+    await page.setViewportSize({ width: 1200, height: 900 });
+  }
+});
+
 test("an entry out of range is refused with its range, and the value in use stays", { timeout: MINUTE }, async () => {
   await open("/learn/generation");
   await page.fill(sel("seed"), "-1");
@@ -92,6 +124,30 @@ test("a prompt of more than 1,000 tokens shows its prefill progress, rising, the
   assert.equal(await page.isVisible(sel("prefill-progress")), false, "it goes once the answer starts");
 });
 
+test("the prefill progress's Stop ends the reading of a long prompt: no answer, and the bar goes", { timeout: 4 * MINUTE }, async () => {
+  await open("/playground");
+  await newConversation(page);
+  await page.check(sel("mode-raw"));
+  // Not the prompt above: nothing of it is in the cache to reuse.
+  const prompt = Array.from({ length: 72 }, (_, i) => `Row ${i + 1}: a slow grey cat sleeps beside the warm fire.`).join("\n");
+  await page.fill(sel("prompt"), prompt);
+  await page.fill(sel("max-tokens"), "2");
+  await page.evaluate(() => (window.__prefill = []));
+  await page.click(sel("generate"));
+  await page.waitForSelector(`${sel("prefill-progress")}:not([data-done="0"])`, { timeout: 2 * MINUTE });
+  await page.click(sel("prefill-stop"));
+  const stoppedAt = Date.now();
+  await page.waitForSelector(sel("summary"), { timeout: MINUTE });
+  const seen = await page.evaluate(() => window.__prefill);
+  const [done, total] = seen.at(-1);
+  assert.ok(total > 1000, `the prompt is ${total} tokens`);
+  assert.ok(done < total / 2, `it stopped early in the prompt: ${done} of ${total} tokens read (${JSON.stringify(seen)})`);
+  assert.match(await page.textContent(sel("summary")), /^0 tokens; stopped by you\./);
+  assert.equal(await page.isVisible(sel("prefill-progress")), false, "the bar went");
+  assert.ok(await page.isDisabled(sel("stop")), "nothing runs any more");
+  assert.ok(Date.now() - stoppedAt < 20_000, `it stopped within a slice, after ${Date.now() - stoppedAt} ms`);
+});
+
 test("Escape in a token's alternatives puts the keyboard back on that token", { timeout: 2 * MINUTE }, async () => {
   await open("/playground");
   await newConversation(page);
@@ -128,7 +184,7 @@ test("an edited example prompt can be put back", { timeout: MINUTE }, async () =
   assert.equal(await page.isVisible(sel("timeline-example")), false);
 });
 
-test("a newcomer's walk: home, each lesson's first lab, the playground, a glossary link and Back; nothing is lost", { timeout: 6 * MINUTE }, async () => {
+test("a newcomer's walk: home, the playground, each lesson's first lab, a glossary link in a lesson's text, and Back all the way; nothing is lost", { timeout: 8 * MINUTE }, async () => {
   const menu = async (label, path) => {
     await page.click(`nav >> text="${label}"`);
     // The page may put its settings in the query at once.
@@ -139,20 +195,6 @@ test("a newcomer's walk: home, each lesson's first lab, the playground, a glossa
   await page.waitForSelector("[data-testid=model-status][data-state=idle], " + READY);
   const before = modelRequests();
 
-  // Lesson 1's first lab: a setting and a step.
-  await menu("1. Generation", "/learn/generation");
-  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-  await page.waitForSelector(sel("prob-bar"));
-  await page.focus(sel("top-k"));
-  await page.keyboard.press("ArrowLeft");
-  const topK = await page.inputValue(sel("top-k"));
-  // Lesson 2's first lab: a measured run.
-  await menu("2. Stages", "/learn/stages");
-  await page.click(sel("timeline-run"));
-  await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: 3 * MINUTE });
-  // Lesson 3's runner is there and ready.
-  await menu("3. Reasoning", "/learn/reasoning");
-  await page.waitForSelector(sel("interactive-reasoning"));
   // The playground: a conversation of two turns.
   await menu("Playground", "/playground");
   await newConversation(page);
@@ -167,18 +209,54 @@ test("a newcomer's walk: home, each lesson's first lab, the playground, a glossa
   const conversation = await turns();
   assert.equal(conversation.length, 4, "two messages, two answers");
 
-  // A glossary link, and Back: the conversation is all there.
-  await menu("Glossary", "/glossary");
-  await page.waitForSelector("#kv-cache");
+  // Lesson 1's first lab: a setting.
+  await menu("1. Generation", "/learn/generation");
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForSelector(sel("prob-bar"));
+  const defaultTopK = await page.inputValue(sel("top-k"));
+  await page.focus(sel("top-k"));
+  await page.keyboard.press("ArrowLeft");
+  const topK = await page.inputValue(sel("top-k"));
+  assert.notEqual(topK, defaultTopK, "the setting moved");
+
+  // Lesson 2's first lab: a measured run, drawn as a timeline.
+  await menu("2. Stages", "/learn/stages");
+  await page.fill(sel("timeline-max-tokens"), "5");
+  await page.click(sel("timeline-run"));
+  await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: 3 * MINUTE });
+  await page.waitForSelector(`${sel("timeline-run")}:enabled`);
+  const blocks = () => page.$$eval(`${sel("timeline")} rect`, (r) => r.map((b) => b.dataset.ms));
+  const timeline = await blocks();
+  assert.equal(timeline.length, 5, "one block per token");
+
+  // Lesson 3's first lab: one task.
+  await menu("3. Reasoning", "/learn/reasoning");
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await chooseStrategies(page, ["direct"]);
+  await page.fill(sel("limit"), "1");
+  await page.click(sel("run-experiment"));
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished]`, { timeout: 3 * MINUTE });
+  const table = () => page.$$eval(`${sel("results-table")} tbody tr`, (trs) => trs.map((tr) => ({ ...tr.dataset })));
+  const results = await table();
+  assert.equal(results.length, 1);
+  assert.equal(results[0].n, "1");
+
+  // A glossary term in the lesson's text, then Back through every page of the walk.
+  await page.locator('article.lesson .term a[href^="glossary#"]').first().click();
+  await page.waitForURL((u) => u.pathname === "/glossary");
+  await page.waitForSelector(`#${new URL(page.url()).hash.slice(1)}`);
   await page.goBack();
-  await page.waitForSelector(sel("chat-turn"));
-  assert.deepEqual(await turns(), conversation, "the playground's conversation survived the glossary and Back");
-  // Back through the lessons: Lesson 1 has the setting the learner left.
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished]`);
+  assert.deepEqual(await table(), results, "Lesson 3 kept its results");
   await page.goBack();
-  await page.goBack();
+  await page.waitForFunction((n) => document.querySelectorAll("[data-testid=timeline] rect").length === n, timeline.length);
+  assert.deepEqual(await blocks(), timeline, "Lesson 2 kept its timeline");
   await page.goBack();
   await page.waitForSelector(sel("prob-bar"), { timeout: 2 * MINUTE });
   assert.equal(await page.inputValue(sel("top-k")), topK, "Lesson 1 kept its setting");
+  await page.goBack();
+  await page.waitForSelector(sel("chat-turn"));
+  assert.deepEqual(await turns(), conversation, "the playground kept its conversation");
   // One page load for the whole walk: the model was fetched at most once (not at all when
   // this browser had it cached), and never again on the way back.
   assert.ok(modelRequests() - before <= 1, "the model was fetched at most once");

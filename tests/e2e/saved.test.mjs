@@ -1,7 +1,8 @@
 // Nothing a learner does is lost: the playground's conversation, Lesson 2's measurements (the
 // prefill and decode run, the KV panel's runs with and without the cache) and Lesson 3's
 // finished runs are kept in the browser (IndexedDB) and come back after a glossary link and
-// Back and after a reload; Saved work (/saved) lists them with their date and the
+// Back and after a reload (a run left while it runs, with the tasks it finished); Saved work
+// (/saved) lists them with their date and the
 // model that made them (Gemma 3 270M when it is picked, which the lessons then name too; a lesson
 // showing a saved item names the model that made it, not the one loaded), deletes them, and
 // exports and imports them as one JSON file that restores a conversation exactly; an item
@@ -431,6 +432,46 @@ test("picked, Gemma 3 270M is the model the lessons say they measured on and the
   await page.waitForSelector(`${sel("timeline-stop")}:disabled`, { timeout: MINUTE });
   await page.waitForSelector(`${sel("timeline-run")}:enabled`);
   assert.match(await page.textContent(`${sel("measured-on")} >> nth=0`), /^Measured on SmolLM2-135M-Instruct\.Q4_1, the model loaded now/);
+});
+
+test("a Lesson 3 run left in the middle keeps the tasks it finished: shown on return and listed in Saved work", { timeout: 5 * MINUTE }, async () => {
+  await page.goto(url("/learn/reasoning"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  // The saved run is shown first, so the new one is numbered after it.
+  await page.waitForSelector(`${sel("run-status")}[data-state=finished][data-run="1"]`);
+  // Chain of thought: each task takes seconds, so the link is followed between two of them.
+  await chooseStrategies(page, ["cot"]);
+  await page.fill(sel("limit"), "4");
+  await page.click(sel("run-experiment"));
+  await page.waitForSelector(`${sel("run-status")}[data-state=running][data-run="2"]`);
+  await page.waitForFunction(() => Number(document.querySelector("[data-testid=experiment-progress]")?.value) >= 1, null, { timeout: 3 * MINUTE });
+  const before = await results();
+  assert.equal(before.length, 1);
+
+  // A glossary term in the lesson's text, in the middle of the experiment; then Back.
+  await page.locator('article.lesson .term a[href^="glossary#"]').first().click();
+  await page.waitForURL(/\/glossary#/);
+  await page.goBack();
+  await page.waitForSelector(`${sel("run-status")}[data-state=left][data-run="2"]`);
+  const status = await page.textContent(`${sel("run-status")} [role=status]`);
+  const [, kept, of] = status.match(/^Stopped when you left the page: (\d+) of (\d+) tasks kept/) ?? assert.fail(status);
+  assert.equal(of, "4");
+  assert.ok(Number(kept) >= Number(before[0].n) && Number(kept) < 4, `${kept} of 4 kept, ${before[0].n} finished before the link`);
+  const shown = await results();
+  assert.equal(shown.length, 1);
+  assert.equal(shown[0].n, kept, "the results table covers the kept tasks");
+  // A task that finished while the link was followed joins them; otherwise they are exactly those seen.
+  if (kept === before[0].n) assert.deepEqual(shown, before);
+  assert.equal(await page.getAttribute(sel("experiment-progress"), "value"), kept, "its progress: the kept tasks");
+  assert.match(await text("run-link"), new RegExp(`From run 2 \\(${kept} of 4 tasks kept when you left the page\\)`));
+  const sent = (await session.protocol()).filter(([direction]) => direction === "out").map(([, , kind]) => kind);
+  assert.ok(sent.lastIndexOf("Cancel") > sent.lastIndexOf("RunExperiment"), `leaving stopped the run: ${sent}`);
+
+  const items = await savedOf("reasoning-run");
+  const left = items.filter((i) => /kept when you left the page/.test(i.title));
+  assert.equal(left.length, 1, JSON.stringify(items));
+  assert.match(left[0].title, new RegExp(`^Run 2: 1 strategy on 4 tasks( \\(.+\\))?, ${kept} of them kept when you left the page$`));
+  assert.equal(left[0].model, "SmolLM2-135M-Instruct.Q4_1");
 });
 
 test("no errors reached the console, and no request left the origin", () => {

@@ -1,6 +1,7 @@
 //! The experiment runner: it sends the experiment to the worker, follows its progress, and
 //! keeps the latest run and every finished one (the exercises check those), saved in the
-//! browser (`saved_runs.rs`) so that they outlive the page.
+//! browser (`saved_runs.rs`) so that they outlive the page. Leaving the page stops a run;
+//! the tasks it had finished are saved, and shown on return.
 
 use super::run::{DepthRecord, Run, RunState, SweepItem};
 use super::saved_runs;
@@ -40,7 +41,8 @@ pub struct Lab {
     /// The latest run, running or ended.
     pub run: RwSignal<Option<Run>>,
     pub progress: RwSignal<Progress>,
-    /// Every finished run, the saved ones included, oldest first.
+    /// Every finished run, the saved ones included, oldest first (not those stopped when
+    /// the learner left the page: the exercises judge whole runs).
     pub history: RwSignal<Vec<Run>>,
     /// Why the last Run did not start, if it did not.
     pub problem: RwSignal<Option<String>>,
@@ -68,21 +70,27 @@ impl Lab {
             restored_from: RwSignal::new(None),
         };
         saved_runs::restore(lab.save_problem, move |runs| lab.restore(runs));
+        // After the engine's own cleanup, which stops the run.
+        on_cleanup(move || lab.leave());
         lab
     }
 
     /// The saved runs come before this visit's; the newest is shown unless one was started.
     fn restore(self, runs: Vec<(Run, String)>) {
         let newest = runs.last().cloned();
-        let runs = runs.into_iter().map(|(run, _)| run).collect();
+        let runs = runs
+            .into_iter()
+            .map(|(run, _)| run)
+            .filter(|run| run.state == RunState::Finished)
+            .collect();
         self.history.try_update(|h| {
             let started = std::mem::replace(h, runs);
             h.extend(started);
         });
         if let (Some((run, model)), Some(None)) = (newest, self.run.try_get_untracked()) {
-            let total = run.results.len();
+            let (done, total) = run.task_runs();
             self.progress.try_set(Progress {
-                done: total,
+                done,
                 total,
                 ..Progress::default()
             });
@@ -177,6 +185,18 @@ impl Lab {
 
     pub fn cancel(&self) {
         self.engine.stop();
+    }
+
+    /// The learner leaves the page while a run goes on: the tasks it finished are saved (the
+    /// rest is stopped with the page), so that the page shows them on return.
+    fn leave(self) {
+        let Some(Some(run)) = self.run.try_get_untracked() else { return };
+        if run.state != RunState::Running {
+            return;
+        }
+        if let Some(kept) = run.kept_when_left() {
+            saved_runs::save(&kept, self.engine.loaded_model().as_ref(), self.save_problem);
+        }
     }
 
     fn end(&self, state: RunState) {

@@ -14,6 +14,8 @@ pub enum RunState {
     Running,
     Finished,
     Cancelled,
+    /// The learner left the page while it ran: the tasks it had finished were kept.
+    Left,
     Failed(String),
 }
 
@@ -24,6 +26,7 @@ impl RunState {
             RunState::Running => "running",
             RunState::Finished => "finished",
             RunState::Cancelled => "cancelled",
+            RunState::Left => "left",
             RunState::Failed(_) => "failed",
         }
     }
@@ -125,6 +128,39 @@ impl Run {
             depth: Vec::new(),
             state: self.state.clone(),
         }
+    }
+
+    /// What a running run keeps when the learner leaves the page: the tasks finished under
+    /// every strategy and at every budget of the sweep, with their faithfulness tests and
+    /// depth; none when no task has finished.
+    pub fn kept_when_left(&self) -> Option<Run> {
+        let budgets = self.experiment.sweep_budgets().len();
+        let mut tasks = self.complete_tasks();
+        if budgets > 0 {
+            tasks = tasks.min(self.sweep.len() / budgets);
+        }
+        if tasks == 0 {
+            return None;
+        }
+        let results = tasks * self.strategies().len();
+        let ids = &self.task_ids()[..tasks];
+        let faithful = self.faithfulness.iter().take_while(|f| ids.contains(&f.task.as_str())).count();
+        Some(Run {
+            number: self.number,
+            experiment: self.experiment.clone(),
+            tasks: self.tasks.clone(),
+            results: self.results[..results].to_vec(),
+            faithfulness: self.faithfulness[..faithful].to_vec(),
+            sweep: self.sweep[..tasks * budgets].to_vec(),
+            depth: self.depth.iter().filter(|d| d.result < results).cloned().collect(),
+            state: RunState::Left,
+        })
+    }
+
+    /// The task runs (a task under one strategy or at one budget) it has results for, of
+    /// how many the experiment asks: the progress a run read back shows.
+    pub fn task_runs(&self) -> (usize, usize) {
+        (self.results.len() + self.sweep.len(), self.tasks.len() * self.experiment.runs_per_task())
     }
 
     /// The sweep's results on the tasks it finished at every budget, in the worker's order.

@@ -22,6 +22,7 @@ pub fn RunLink(lab: Lab) -> impl IntoView {
                 let tasks = names::count(run.tasks.len(), "task", "tasks");
                 match run.state {
                     RunState::Running => format!("Run {} is running ({} of {} task runs done): follow it or cancel it", run.number, p.done, p.total),
+                    RunState::Left => format!("From run {} ({} of {tasks} kept when you left the page): change its settings and run again", run.number, run.complete_tasks()),
                     _ => format!("From run {} ({}, {tasks}): change its settings and run again", run.number, run.state.name()),
                 }
             }

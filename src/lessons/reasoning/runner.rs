@@ -90,6 +90,9 @@ fn RunProgress(lab: Lab) -> impl IntoView {
                 RunState::Cancelled => format!(
                     "Cancelled. {complete} of {tasks} tasks had finished under every strategy; the results cover those."
                 ),
+                RunState::Left => format!(
+                    "Stopped when you left the page: {complete} of {tasks} tasks kept (finished under every strategy); the results cover those. Run it again for the rest."
+                ),
                 RunState::Failed(message) => format!(
                     "The run stopped: {message} The results cover the {complete} tasks finished before."
                 ),

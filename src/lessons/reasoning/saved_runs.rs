@@ -1,7 +1,8 @@
-//! Lesson 3's finished runs kept in the browser's store (`ui/store.rs`), one item each:
-//! the experiment and every result the worker streamed, its depth included (the tasks are the experiment's own
-//! choice, so they are chosen again). Saved when a run finishes; read back when the page
-//! opens, so that minutes of compute survive a glossary link, Back and a reload.
+//! Lesson 3's runs kept in the browser's store (`ui/store.rs`), one item each: the
+//! experiment and every result the worker streamed, its depth included (the tasks are the
+//! experiment's own choice, so they are chosen again). Saved when a run finishes, or with
+//! the tasks it had finished when the learner leaves the page while it runs; read back when
+//! the page opens, so that minutes of compute survive a glossary link, Back and a reload.
 
 use super::run::{DepthRecord, Run, RunState, SweepItem};
 use crate::model_choice::Choice;
@@ -32,9 +33,13 @@ struct SavedRun {
     /// Absent from runs saved before depth was saved: none, and the depth panels say so.
     #[serde(default)]
     depth: Vec<DepthRecord>,
+    /// It was stopped when the learner left the page: its results are its first tasks only.
+    /// (Absent from runs saved before: finished.)
+    #[serde(default)]
+    left: bool,
 }
 
-/// A finished run as a new item, made by `model`.
+/// A finished run, or one stopped when the learner left the page, as a new item made by `model`.
 pub fn record(run: &Run, model: Option<&Choice>) -> Record {
     let saved = SavedRun {
         format: FORMAT.into(),
@@ -45,16 +50,22 @@ pub fn record(run: &Run, model: Option<&Choice>) -> Record {
         faithfulness: run.faithfulness.clone(),
         sweep: run.sweep.clone(),
         depth: run.depth.clone(),
+        left: run.state == RunState::Left,
     };
     let body = serde_json::to_value(&saved).unwrap_or_default();
     Record::new(&store::new_id(KIND), KIND, &title(run), model, body)
 }
 
-/// "Run 2: 3 strategies on 5 tasks (arithmetic)".
+/// "Run 2: 3 strategies on 5 tasks (arithmetic)"; "…, 2 of them kept when you left the page".
 fn title(run: &Run) -> String {
     let e = &run.experiment;
+    let left = if run.state == RunState::Left {
+        format!(", {} of them kept when you left the page", run.complete_tasks())
+    } else {
+        String::new()
+    };
     format!(
-        "Run {}: {} {} on {} {}{}",
+        "Run {}: {} {} on {} {}{}{left}",
         run.number,
         e.strategies.len(),
         if e.strategies.len() == 1 {
@@ -75,7 +86,8 @@ fn title(run: &Run) -> String {
 }
 
 /// The run a record holds, or why it cannot be read: every task must have its result under
-/// every strategy, in the worker's order, as a finished run has.
+/// every strategy, in the worker's order, as a finished run has; a run stopped when the
+/// learner left the page, its first tasks (one at least).
 pub fn read(record: &Record) -> Result<Run, String> {
     let saved: SavedRun = serde_json::from_value(record.body.clone())
         .map_err(|e| format!("It is not a Lesson 3 run this version reads ({e})."))?;
@@ -101,23 +113,34 @@ pub fn read(record: &Record) -> Result<Run, String> {
         .iter()
         .map(|r| (r.task_id.as_str(), r.strategy))
         .collect();
-    if expected.is_empty() || got != expected {
-        return Err(format!(
-            "Its results ({}) are not one for each of its {} tasks under each of its {} strategies.",
-            got.len(),
-            run.tasks.len(),
-            run.experiment.strategies.len()
-        ));
+    let strategies = run.experiment.strategies.len();
+    let whole = if saved.left {
+        !got.is_empty() && got.len() % strategies == 0 && expected.starts_with(&got)
+    } else {
+        !expected.is_empty() && got == expected
+    };
+    if !whole {
+        let tasks = run.tasks.len();
+        return Err(match saved.left {
+            true => format!(
+                "Its results ({}) are not one for each of its first tasks (of {tasks}) under each of its {strategies} strategies.",
+                got.len()
+            ),
+            false => format!(
+                "Its results ({}) are not one for each of its {tasks} tasks under each of its {strategies} strategies.",
+                got.len()
+            ),
+        });
     }
     run.results = saved.results;
     run.faithfulness = saved.faithfulness;
     run.sweep = saved.sweep;
     run.depth = saved.depth;
-    run.state = RunState::Finished;
+    run.state = if saved.left { RunState::Left } else { RunState::Finished };
     Ok(run)
 }
 
-/// Saves a finished run made by `model`; a refused write is said in `problem`.
+/// Saves a run made by `model` (`record`); a refused write is said in `problem`.
 pub fn save(run: &Run, model: Option<&Choice>, problem: RwSignal<Option<String>>) {
     let record = record(run, model);
     wasm_bindgen_futures::spawn_local(async move {
