@@ -7,6 +7,7 @@
 pub mod app;
 pub mod bridge;
 pub mod content;
+pub mod digits;
 pub mod lessons;
 pub mod markdown;
 pub mod model_choice;
