@@ -31,7 +31,7 @@ LAYERS = {
         ["ui"],
         ["routes", "bridge", "threads", "model_choice"],
         ["markdown", "worker"],
-        ["content", "protocol", "model_file"],
+        ["content", "protocol", "model_file", "digits"],
         ["lib"],
     ],
     "engine": [

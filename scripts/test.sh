@@ -30,7 +30,7 @@ run() {
 
 # The house rules (docs/ARCHITECTURE.md): no import circles, imports one way. Seconds.
 run "layout: no import circles, imports one way" python3 scripts/check-layout.py
-run "native tests: engine and CLI" cargo test --release --workspace --exclude inference-playground
+run "native tests: engine, CLI, the site's prose and model facts" cargo test --release --workspace
 site_built=0
 run "site build: trunk build --release" trunk build --release || site_built=$?
 # The same site for a sub-path, for tests/e2e/subpath.test.mjs. Only index.html differs

@@ -38,9 +38,9 @@ impl Lesson {
 
     pub fn markdown(self) -> &'static str {
         match self {
-            Lesson::Generation => content::GENERATION,
-            Lesson::Stages => content::STAGES,
-            Lesson::Reasoning => content::REASONING,
+            Lesson::Generation => content::GENERATION.as_str(),
+            Lesson::Stages => content::STAGES.as_str(),
+            Lesson::Reasoning => content::REASONING.as_str(),
         }
     }
 

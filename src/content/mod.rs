@@ -1,8 +1,30 @@
-//! The content files, compiled into the app so that every page works offline.
+//! The content files, compiled into the app so that every page works offline, with the facts
+//! they quote about the built-in models filled in (`placeholders.rs`).
 
-pub const HOME: &str = include_str!("home.md");
-pub const GENERATION: &str = include_str!("generation.md");
-pub const STAGES: &str = include_str!("stages.md");
-pub const REASONING: &str = include_str!("reasoning.md");
-pub const GLOSSARY: &str = include_str!("glossary.md");
-pub const READING: &str = include_str!("reading.md");
+pub mod placeholders;
+
+use placeholders::fill;
+use std::sync::LazyLock;
+
+/// Every content file as written, placeholders and all, by file name.
+const FILES: [(&str, &str); 6] = [
+    ("home.md", include_str!("home.md")),
+    ("generation.md", include_str!("generation.md")),
+    ("stages.md", include_str!("stages.md")),
+    ("reasoning.md", include_str!("reasoning.md")),
+    ("glossary.md", include_str!("glossary.md")),
+    ("reading.md", include_str!("reading.md")),
+];
+
+/// A content file as the pages show it: its placeholders filled in.
+fn filled(name: &str) -> String {
+    let (_, text) = FILES.iter().find(|(file, _)| *file == name).expect("a content file of FILES");
+    fill(text)
+}
+
+pub static HOME: LazyLock<String> = LazyLock::new(|| filled("home.md"));
+pub static GENERATION: LazyLock<String> = LazyLock::new(|| filled("generation.md"));
+pub static STAGES: LazyLock<String> = LazyLock::new(|| filled("stages.md"));
+pub static REASONING: LazyLock<String> = LazyLock::new(|| filled("reasoning.md"));
+pub static GLOSSARY: LazyLock<String> = LazyLock::new(|| filled("glossary.md"));
+pub static READING: LazyLock<String> = LazyLock::new(|| filled("reading.md"));

@@ -113,7 +113,7 @@ mod tests {
 
     #[wasm_bindgen_test]
     fn the_lessons_exercises_have_ids_hints_and_answers() {
-        let (_, exercises) = split(crate::content::REASONING);
+        let (_, exercises) = split(&crate::content::REASONING);
         assert_eq!(
             exercises.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
             [

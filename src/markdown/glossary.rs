@@ -15,7 +15,7 @@ pub struct Term {
 
 pub fn terms() -> &'static [Term] {
     static TERMS: OnceLock<Vec<Term>> = OnceLock::new();
-    TERMS.get_or_init(|| parse(GLOSSARY))
+    TERMS.get_or_init(|| parse(&GLOSSARY))
 }
 
 pub fn find(id: &str) -> Option<&'static Term> {

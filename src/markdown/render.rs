@@ -186,9 +186,9 @@ mod tests {
     #[wasm_bindgen_test]
     fn every_section_of_every_lesson_has_a_distinct_id() {
         for (markdown, prefix) in [
-            (crate::content::GENERATION, "generation"),
-            (crate::content::STAGES, "stages"),
-            (crate::content::REASONING, "reasoning"),
+            (crate::content::GENERATION.as_str(), "generation"),
+            (crate::content::STAGES.as_str(), "stages"),
+            (crate::content::REASONING.as_str(), "reasoning"),
         ] {
             let html = to_html(markdown, prefix);
             let ids: Vec<&str> = html

@@ -11,7 +11,7 @@ pub fn Glossary() -> impl IntoView {
     set_title("Glossary");
     view! {
         <article class="glossary">
-            <Prose html=to_html(content::GLOSSARY, "glossary")/>
+            <Prose html=to_html(&content::GLOSSARY, "glossary")/>
         </article>
     }
 }

@@ -4,7 +4,6 @@ use crate::routes::set_title;
 use crate::ui::prose::Prose;
 use crate::content;
 use crate::markdown::render::to_html;
-use crate::model_file::{default_built_in, megabytes};
 use leptos::prelude::*;
 
 #[component]
@@ -12,7 +11,7 @@ pub fn Home() -> impl IntoView {
     set_title("Home");
     view! {
         <article class="home">
-            <Prose html=to_html(&content::HOME.replace("{model-file-size}", &megabytes(default_built_in().bytes)), "home")/>
+            <Prose html=to_html(&content::HOME, "home")/>
         </article>
     }
 }

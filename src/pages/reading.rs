@@ -11,7 +11,7 @@ pub fn Reading() -> impl IntoView {
     set_title("Reading");
     view! {
         <article class="reading">
-            <Prose html=to_html(content::READING, "reading")/>
+            <Prose html=to_html(&content::READING, "reading")/>
         </article>
     }
 }

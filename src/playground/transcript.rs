@@ -5,7 +5,7 @@
 use super::chat::Chat;
 use super::conversation::Footer;
 use super::tokens::{alternatives, answer_tokens, token_help};
-use crate::ui::digits::grouped;
+use crate::digits::grouped;
 use engine::StopReason;
 use leptos::prelude::*;
 

@@ -2,7 +2,7 @@
 
 /// 49152 → "49,152".
 pub fn count(n: usize) -> String {
-    crate::ui::digits::grouped(n)
+    crate::digits::grouped(n)
 }
 
 /// A probability with three decimals, or in scientific notation when that would read 0.000.

@@ -3,7 +3,6 @@
 
 pub mod address_bar;
 pub mod chart;
-pub mod digits;
 pub mod download;
 pub mod exercise;
 pub mod field;

@@ -4,7 +4,7 @@
 //! (the engine reports each slice; `Bridge::prefill`), with a Stop.
 
 use crate::bridge::Bridge;
-use crate::ui::digits::grouped;
+use crate::digits::grouped;
 use leptos::prelude::*;
 
 #[component]

@@ -239,7 +239,7 @@ fn prompt_ids(model: &Model, prompt: &StagePrompt) -> Result<Vec<u32>, String> {
 pub(super) fn filler(model: &Model, n: usize) -> Result<Vec<u32>, String> {
     let text = model
         .tokenizer
-        .encode(STAGES, false)
+        .encode(STAGES.as_str(), false)
         .map_err(|e| e.to_string())?;
     if n == 0 || text.is_empty() {
         return Err("A filler prompt needs at least one token.".into());

@@ -107,6 +107,13 @@ test("first visit: the model downloads with visible progress and becomes ready, 
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   assert.match(await text("model-status"), /Model ready.*downloaded/);
   assert.equal((await text("model-status")).match(/layers, ([\d.]+ MB)/)[1], offered);
+  // The home page quotes the built-in model's facts (src/model_file.rs through src/content's
+  // placeholders): they are those the engine read from the file it loaded.
+  const status = await text("model-status");
+  const home = await page.textContent("article.home");
+  assert.match(home, new RegExp(`has ${status.match(/(\d+) layers/)[1]} layers`));
+  const vocab = Number(status.match(/Vocabulary: (\d+) tokens/)[1]);
+  assert.match(home, new RegExp(`a vocabulary of ${vocab.toLocaleString("en-US")} tokens`));
   assert.ok((await page.evaluate(() => window.__progressSeen)) > 0, "the progress bar showed bytes loaded");
   assert.deepEqual(session.consoleErrors, []);
 });
@@ -115,6 +122,7 @@ test("every route renders from a deep link, through the menu, and back", { timeo
   for (const [path, heading] of ROUTES) {
     await page.goto(url(path));
     assert.equal((await page.textContent("main h1")).trim(), heading, `h1 of ${path}`);
+    assert.doesNotMatch(await page.textContent("main"), /\{[a-z0-9-]+\.[a-z-]+\}/, `${path}: a placeholder left unfilled`);
   }
   for (const slug of ["generation", "stages", "reasoning"]) {
     await page.goto(url(`/learn/${slug}`));

@@ -17,7 +17,7 @@ pub fn tps(v: f64) -> String {
 
 /// Bytes with thousands separators, as the formula writes them.
 pub fn bytes(v: usize) -> String {
-    crate::ui::digits::grouped(v)
+    crate::digits::grouped(v)
 }
 
 pub fn mb(v: f64) -> String {

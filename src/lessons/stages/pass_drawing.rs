@@ -8,7 +8,7 @@ use super::actions::Actions;
 use super::lab::Lab;
 use super::number::{mb, ms, percent};
 use crate::protocol::{Request, Response};
-use crate::ui::digits::grouped;
+use crate::digits::grouped;
 use crate::ui::field::count_input;
 use engine::probe::{Part, PassPart, PassParts};
 use leptos::prelude::*;
