@@ -1,5 +1,6 @@
 // Nothing a learner does is lost: the playground's conversation, Lesson 2's measurements (the
-// prefill and decode run, the KV panel's runs with and without the cache) and Lesson 3's
+// prefill and decode run, the KV panel's runs with and without the cache, the reuse,
+// speculative and pass-cost panels' runs with the messages and settings they ran with) and Lesson 3's
 // finished runs are kept in the browser (IndexedDB) and come back after a glossary link and
 // Back and after a reload (a run left while it runs, with the tasks it finished); Saved work
 // (/saved) lists them with their date and the
@@ -13,7 +14,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { chooseStrategies, MINUTE, openSession, playgroundGreedy, READY } from "./session.mjs";
+import { chooseStrategies, MINUTE, openSession, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 let session, page, url;
 
@@ -299,7 +300,8 @@ const readouts = () => page.$$eval("[data-testid=ttft-ms], [data-testid=prefill-
 /** Saved work's items of `kind`: id, model and title. */
 async function savedOf(kind) {
   await page.goto(url("/saved"));
-  await page.waitForSelector(`${sel("saved-list")}[aria-busy=false]`);
+  // Attached, not visible: an empty list has no height.
+  await page.waitForSelector(`${sel("saved-list")}[aria-busy=false]`, { state: "attached" });
   return page.$$eval(`${sel("saved-item")}[data-kind=${kind}]`, (els) =>
     els.map((e) => ({ id: e.dataset.id, model: e.querySelector("[data-testid=saved-model]").textContent, title: e.querySelector("h2").textContent })),
   );
@@ -390,6 +392,133 @@ test("the KV panel's runs with and without the cache survive navigation and a re
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
   await page.waitForTimeout(500);
   assert.equal(await page.getAttribute(sel("cache-identical"), "data-state"), "pending", "deleted: the panel is empty again");
+});
+
+/** Clicks a Lesson 2 panel's Run and waits until it (and any chain it started) is idle again. */
+async function runPanel(panel, timeout = 2 * MINUTE) {
+  await page.click(sel(`${panel}-run`));
+  await stagesPanelIdle(page, panel, timeout);
+}
+
+/** What the reuse, speculative and pass-cost panels show: their figures, texts and settings. */
+const threePanels = () =>
+  page.evaluate(() => {
+    const el = (testid) => document.querySelector(`[data-testid=${testid}]`);
+    const figure = (testid) => el(testid)?.dataset.value ?? null;
+    return {
+      reuse: ["reuse-reused", "reuse-computed", "reuse-ttft", "cold-ttft"].map(figure),
+      reuseTexts: ["turn1-output", "turn2-output"].map((t) => el(t).textContent),
+      reuseTokens: [...document.querySelectorAll("[data-testid=reuse-tokens] .tok")].map((t) => t.className + t.textContent),
+      messages: ["turn1-message", "turn2-message"].map((t) => el(t).value),
+      spec: ["plain-tps", "spec-tps", "spec-speedup", "acceptance-rate"].map(figure),
+      specText: el("spec-output").textContent,
+      lossless: el("spec-lossless")?.dataset.state ?? null,
+      specSettings: ["spec-prompt", "spec-method", "spec-draft-len", "spec-max-tokens"].map((t) => el(t).value),
+      draws: [...document.querySelectorAll("[data-testid=spec-draws-row]")].map((r) => [r.dataset.prob, r.dataset.count]),
+      drawsVerdict: el("spec-draws-verdict")?.dataset.p ?? null,
+      drawsSettings: el("spec-draws-settings")?.textContent ?? null,
+      passes: [...document.querySelectorAll('[data-testid=pass-cost-chart] g[data-series="ms per pass"] circle')].map((c) => [c.dataset.x, c.dataset.y]),
+      passVerdict: [el("pass-cost-verdict").dataset.state, el("pass-cost-verdict").textContent],
+    };
+  });
+
+/** The "Measured on" line above the lab whose heading is `heading`. */
+const measuredOnAbove = (heading) => page.textContent(`${sel("measured-on")}:has(+ section[aria-labelledby=${heading}])`);
+
+/** Waits until the three panels show their saved measurements again. */
+const restored = () =>
+  Promise.all([
+    page.waitForSelector(`${sel("pass-cost-verdict")}[data-state=done]`),
+    page.waitForSelector(`${sel("spec-lossless")}[data-state=pass]`),
+    page.waitForSelector(sel("spec-draws-verdict")),
+    page.waitForSelector(`${sel("cold-ttft")}[data-value]`),
+  ]);
+
+test("a pass-cost measurement stopped part-way is not shown as done, and is not saved", { timeout: 2 * MINUTE }, async () => {
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  // Stopped at once, while the worker fills the cache the passes start from (the passes
+  // themselves take about a second, too fast to stop between two of them reliably).
+  // In the page, so that a busy machine's round trips do not let it finish first.
+  await page.evaluate(async () => {
+    document.querySelector("[data-testid=pass-cost-run]").click();
+    const stop = document.querySelector("[data-testid=pass-cost-stop]");
+    while (stop.disabled) await new Promise((r) => setTimeout(r, 0));
+    stop.click();
+  });
+  await stagesPanelIdle(page, "pass-cost");
+  const timed = await page.$$eval(`${sel("pass-cost-chart")} g[data-series="ms per pass"] circle`, (c) => c.length);
+  assert.ok(timed < 5, `Stop was heard before the last size (${timed} of 5 timed)`);
+  assert.equal(await page.getAttribute(sel("pass-cost-verdict"), "data-state"), "stopped");
+  assert.equal(await text("pass-cost-verdict"), `Stopped after ${timed} of 5 sizes: no reading from a measurement cut short.`);
+  await page.waitForTimeout(500);
+  assert.deepEqual((await savedOf("stage-measurement")).filter((i) => i.title.startsWith("One pass")), [], "nothing saved");
+});
+
+test("the reuse, speculative (comparison and draws) and pass-cost panels keep their runs, with the messages and settings they ran with, through navigation and a reload", { timeout: 8 * MINUTE }, async () => {
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  // Not the panels' defaults, so that a restored panel showing its defaults would be seen.
+  await page.fill(sel("turn1-message"), "My name is Grace and I grow tomatoes. Greet me in one sentence.");
+  await page.fill(sel("turn2-message"), "What do I grow?");
+  await runPanel("turn1");
+  await runPanel("turn2");
+  await page.waitForSelector(`${sel("cold-ttft")}[data-value]`);
+  await page.fill(sel("spec-prompt"), "Repeat this list exactly: red, green, blue, cyan, magenta, yellow, black, white.");
+  await page.selectOption(sel("spec-method"), "prompt-lookup");
+  await setInput(page, "spec-draft-len", 5);
+  await page.fill(sel("spec-max-tokens"), "20");
+  await runPanel("spec", 3 * MINUTE);
+  await page.waitForSelector(`${sel("spec-lossless")}[data-state=pass]`);
+  // The draws, at another temperature than the comparison's: their result says which.
+  await setInput(page, "spec-temperature", 1.5);
+  await page.fill(sel("spec-trials"), "100");
+  await runPanel("spec-draws", 3 * MINUTE);
+  await page.waitForSelector(sel("spec-draws-verdict"));
+  await runPanel("pass-cost");
+  await page.waitForSelector(`${sel("pass-cost-verdict")}[data-state=done]`);
+  const measured = await threePanels();
+  assert.ok([...measured.reuse, ...measured.spec].every((v) => Number(v) > 0), JSON.stringify(measured));
+  assert.deepEqual(measured.messages, ["My name is Grace and I grow tomatoes. Greet me in one sentence.", "What do I grow?"]);
+  assert.deepEqual(measured.specSettings, ["Repeat this list exactly: red, green, blue, cyan, magenta, yellow, black, white.", "prompt-lookup", "5", "20"]);
+  assert.deepEqual(measured.passes.map(([n]) => n), ["1", "2", "4", "8", "16"]);
+  assert.match(measured.passVerdict[1], /a pass over 16 tokens took/);
+  assert.ok(measured.draws.length > 1 && measured.drawsVerdict !== null, JSON.stringify(measured.draws));
+  assert.equal(measured.drawsSettings, "These cycles ran with: the message “Repeat this list exactly: red, green, blue, cyan, magenta, yellow, black, white.”, prompt lookup, K 5, temperature 1.50.");
+
+  await page.click('nav >> text="Glossary"');
+  await page.waitForSelector("#kv-cache");
+  await page.goBack();
+  await restored();
+  assert.deepEqual(await threePanels(), measured, "back from the glossary: the same runs, messages and settings");
+  await page.reload();
+  await restored();
+  assert.deepEqual(await threePanels(), measured, "after a reload: the same");
+  for (const heading of ["reuse-lab", "spec-lab", "pass-cost-lab"]) {
+    assert.match(await measuredOnAbove(heading), /^Shown: a measurement saved earlier, made on SmolLM2-135M-Instruct\.Q4_1\./, heading);
+  }
+
+  const items = await savedOf("stage-measurement");
+  assert.deepEqual(items.map((i) => i.model), Array(4).fill("SmolLM2-135M-Instruct.Q4_1"));
+  const titles = items.map((i) => i.title).sort();
+  assert.match(titles[0], /^One pass at position \d+: 1 token [\d.]+ m?s, 2 tokens [\d.]+ m?s, 4 tokens [\d.]+ m?s, 8 tokens [\d.]+ m?s, 16 tokens [\d.]+ m?s$/);
+  assert.match(titles[1], /^Reuse across turns: \d+ of \d+ prompt tokens reused, the first token in [\d.]+ m?s against [\d.]+ m?s from an empty cache$/);
+  assert.match(titles[2], /^Speculative decoding, prompt lookup, K 5: [\d.]+×, plain [\d.]+ tokens\/s$/);
+  assert.match(titles[3], /^Speculative sampling, prompt lookup, K 5, temperature 1\.50: 100 cycles' first tokens, p = [\d.]+$/);
+  for (const item of items) {
+    await page.click(`${sel("saved-item")}[data-id="${item.id}"] ${sel("delete-saved")}`);
+    await page.waitForFunction((i) => !document.querySelector(`[data-testid=saved-item][data-id="${i}"]`), item.id);
+  }
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForTimeout(500);
+  const empty = await threePanels();
+  assert.deepEqual(
+    [empty.reuse, empty.spec, empty.lossless, empty.draws, empty.passes, empty.passVerdict[0]],
+    [Array(4).fill(null), Array(4).fill(null), null, [], [], "pending"],
+    "deleted: the panels are empty again",
+  );
+  assert.notDeepEqual(empty.messages, measured.messages, "and their controls are the defaults");
 });
 
 test("picked, Gemma 3 270M is the model the lessons say they measured on and the one Saved work names", { timeout: 5 * MINUTE }, async () => {

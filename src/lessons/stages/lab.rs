@@ -46,6 +46,9 @@ pub struct Lab {
     /// The labs showing a measurement saved earlier, with the model that made it (a lab's
     /// own new measurement takes it off): "Measured on" must not name the model loaded now.
     pub restored_from: RwSignal<Vec<(&'static str, String)>>,
+    /// Saved measurements of the panels that keep their results themselves (reuse, pass
+    /// cost, speculative draws), until the panel takes its own (`take_restored`).
+    handed: RwSignal<Vec<Measurement>>,
 }
 
 // No `Default`: a lab needs the app's context (the bridge), which only a component has.
@@ -66,6 +69,7 @@ impl Lab {
             serving: RwSignal::new(None),
             save_problem: RwSignal::new(None),
             restored_from: RwSignal::new(Vec::new()),
+            handed: RwSignal::new(Vec::new()),
         };
         saved_measurements::restore(lab.save_problem, move |saved| lab.restore(saved));
         let (shape, bridge) = (lab.shape, expect_context::<Bridge>());
@@ -104,11 +108,24 @@ impl Lab {
                 Measurement::CacheOn { run } => self.cache_on.try_with_untracked(|r| r.costs.is_empty()) == Some(true) && self.cache_on.try_set(run).is_none(),
                 Measurement::CacheOff { run } => self.cache_off.try_with_untracked(|r| r.costs.is_empty()) == Some(true) && self.cache_off.try_set(run).is_none(),
                 Measurement::Serving { costs } => self.serving.try_with_untracked(Option::is_none) == Some(true) && self.serving.try_set(Some(costs)).is_none(),
+                Measurement::Speculative { comparison } => {
+                    let empty = self.spec.try_with_untracked(|c| c.plain.first.is_none() && c.plain.cycles.is_empty()) == Some(true);
+                    empty && self.spec.try_set(comparison).is_none()
+                }
+                // The panel shows it unless it measured meanwhile.
+                handed @ (Measurement::Reuse { .. } | Measurement::PassCost { .. } | Measurement::SpecDraws { .. }) => self.handed.try_update(|h| h.push(handed)).is_some(),
             };
             if shown {
                 self.restored_from.try_update(|r| r.push((lab, model)));
             }
         }
+    }
+
+    /// For a panel that keeps its results itself: the saved measurement of its lab `lab`,
+    /// once restored (read in an effect, which runs again when it arrives). Taken once.
+    pub fn take_restored(self, lab: &str) -> Option<Measurement> {
+        let at = self.handed.with(|h| h.iter().position(|m| m.lab() == lab))?;
+        self.handed.try_update(|h| h.remove(at))
     }
 
     /// The model that made what lab `lab` shows, when it was restored from a saved item.

@@ -1,6 +1,7 @@
 //! Prefix reuse across chat turns: the second turn's prompt is the first exchange plus a new
 //! message, so the cache already holds most of it. Which tokens were reused, and the time to
-//! first token with reuse against the same prompt from an empty cache.
+//! first token with reuse against the same prompt from an empty cache. The finished
+//! measurement is saved with the two messages, which the panel shows again with it.
 
 use super::actions::Actions;
 use super::lab::Lab;
@@ -8,11 +9,14 @@ use super::number::{ms, ratio};
 use super::readout::Readout;
 use super::run::{measure, Run};
 use super::prompt_field::chat_prompt;
+use super::saved_measurements::Measurement;
 use crate::protocol::CacheMode;
 use engine::Message;
 use leptos::prelude::*;
 
 const MAX_TOKENS: usize = 32;
+/// The lab's name in the saved measurements.
+const LAB: &str = "reuse";
 
 #[component]
 pub fn ReusePanel(lab: Lab) -> impl IntoView {
@@ -25,6 +29,14 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
         RwSignal::new(Run::default()),
         RwSignal::new(Run::default()),
     );
+    Effect::new(move |_| {
+        if let Some(Measurement::Reuse { first_message, second_message, first: a, second: b, cold: c }) = lab.take_restored(LAB) {
+            if first.with_untracked(|r| r.costs.is_empty()) {
+                (first_text.set(first_message), second_text.set(second_message));
+                (first.set(a), second.set(b), cold.set(c));
+            }
+        }
+    });
     let send_first = move || {
         second.set(Run::default());
         cold.set(Run::default());
@@ -40,10 +52,11 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
         );
     };
     let send_second = move || {
+        let (first_message, second_message) = (first_text.get_untracked(), second_text.get_untracked());
         let messages = vec![
-            Message::user(&first_text.get_untracked()),
+            Message::user(&first_message),
             Message::assistant(&first.with_untracked(|r| r.text.clone())),
-            Message::user(&second_text.get_untracked()),
+            Message::user(&second_message),
         ];
         cold.set(Run::default());
         let again = chat_prompt(lab.engine, messages.clone());
@@ -57,6 +70,7 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
             second,
             move |run| {
                 if run.complete() {
+                    let (first_message, second_message) = (first_message.clone(), second_message.clone());
                     measure(
                         lab.engine,
                         "turn2",
@@ -64,7 +78,19 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
                         CacheMode::Cold,
                         1,
                         cold,
-                        |_| {},
+                        move |cold| {
+                            // Not once the panel is gone (its turns with it).
+                            let turns = first.try_get_untracked().zip(second.try_get_untracked());
+                            if let (true, Some((first, second))) = (cold.complete(), turns) {
+                                lab.save(Measurement::Reuse {
+                                    first_message: first_message.clone(),
+                                    second_message: second_message.clone(),
+                                    first,
+                                    second,
+                                    cold: cold.clone(),
+                                });
+                            }
+                        },
                     );
                 }
             },
@@ -86,7 +112,7 @@ pub fn ReusePanel(lab: Lab) -> impl IntoView {
             <label for="turn2-message">"Second message"</label>
             <input id="turn2-message" data-testid="turn2-message" type="text" class="wide"
                 prop:value=move || second_text.get() on:input=move |ev| second_text.set(event_target_value(&ev))/>
-            <Actions lab=lab panel="turn2" label="Send the second message" on_run=send_second enabled=first_done/>
+            <Actions lab=lab panel="turn2" label="Send the second message" on_run=send_second enabled=first_done saves=LAB/>
             {move || [first, second, cold].iter().find_map(|r| r.with(|r| r.error.clone())).map(|e| view! { <p class="error" role="alert">{e}</p> })}
             <div class="readouts">
                 <Readout testid="reuse-reused" label="Prompt tokens reused" value=reused format=count/>

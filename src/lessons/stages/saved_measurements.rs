@@ -1,13 +1,17 @@
 //! Lesson 2's measurements that take seconds to make, kept in the browser's store
 //! (`ui/store.rs`), one item each: the prefill and decode panel's run, the speeds at each
 //! thread count, the sweep over prompt lengths, the KV panel's latest run with the cache and
-//! without it, and the serving simulator's measured costs. Saved when a measurement
+//! without it, the serving simulator's measured costs, the reuse panel's two turns, the cost
+//! of one pass by its size, the speculative panel's comparison and its draws. Those that ran on a prompt
+//! and settings of the learner's carry them, so that the panel shows them again beside the
+//! restored result. Saved when a measurement
 //! finishes, with the model that made it; read back when the lesson opens, so that a
 //! glossary link, Back or a reload loses none. Each lab shows the item its pointer names
 //! (the newest it made, or the one Saved work opened), else its newest.
 
-use super::number::{bytes, ms, tps};
+use super::number::{bytes, ms, ratio, tps};
 use super::run::Run;
+use super::spec_run::{draft_name, Comparison, Draws};
 use crate::model_choice::Choice;
 use crate::ui::store::{self, Entry, Record};
 use engine::serving_sim::MeasuredCosts;
@@ -51,6 +55,16 @@ pub enum Measurement {
     CacheOff { run: Run },
     /// The serving simulator's measured inputs: the pass times and the cache's bytes.
     Serving { costs: MeasuredCosts },
+    /// The reuse panel's two chat turns (the second reusing the first from the cache), and
+    /// the second turn's prompt from an empty cache; the messages the second turn sent.
+    Reuse { first_message: String, second_message: String, first: Run, second: Run, cold: Run },
+    /// One pass over each size of tokens at `position`: (tokens, ms per pass), smallest first.
+    PassCost { position: usize, passes: Vec<(usize, f64)> },
+    /// The speculative panel's plain run and (with a draft) speculative run, with the prompt
+    /// and settings both ran with.
+    Speculative { comparison: Comparison },
+    /// The speculative panel's many cycles' first tokens, with the prompt and settings.
+    SpecDraws { draws: Draws },
 }
 
 /// A lab that saves: the name its records and pointers carry, the heading Saved work's Open
@@ -63,13 +77,17 @@ struct SavingLab {
     markers: &'static [&'static str],
 }
 
-const LABS: [SavingLab; 6] = [
+const LABS: [SavingLab; 10] = [
     SavingLab { name: "timeline", anchor: "prefill-lab", markers: &["prefill-decode", "timeline-labels"] },
     SavingLab { name: "threads", anchor: "threads-lab", markers: &["prefill-decode"] },
     SavingLab { name: "sweep", anchor: "sweep-lab", markers: &["prefill-decode"] },
     SavingLab { name: "cache-on", anchor: "cache-lab", markers: &["cache", "memory"] },
     SavingLab { name: "cache-off", anchor: "cache-lab", markers: &["cache"] },
     SavingLab { name: "serving", anchor: "serving-lab", markers: &["serving"] },
+    SavingLab { name: "reuse", anchor: "reuse-lab", markers: &["reuse"] },
+    SavingLab { name: "pass-cost", anchor: "pass-cost-lab", markers: &["pass-cost"] },
+    SavingLab { name: "spec", anchor: "spec-lab", markers: &["speculative"] },
+    SavingLab { name: "spec-draws", anchor: "spec-lab", markers: &["speculative"] },
 ];
 
 /// The saving labs whose results show under the lesson's lab marker `marker`.
@@ -85,7 +103,8 @@ struct Saved {
 }
 
 impl Measurement {
-    /// The lab's name: "timeline", "threads", "sweep", "cache-on", "cache-off", "serving".
+    /// The lab's name: "timeline", "threads", "sweep", "cache-on", "cache-off", "serving",
+    /// "reuse", "pass-cost", "spec", "spec-draws".
     pub fn lab(&self) -> &'static str {
         let at = match self {
             Measurement::Timeline { .. } => 0,
@@ -94,6 +113,10 @@ impl Measurement {
             Measurement::CacheOn { .. } => 3,
             Measurement::CacheOff { .. } => 4,
             Measurement::Serving { .. } => 5,
+            Measurement::Reuse { .. } => 6,
+            Measurement::PassCost { .. } => 7,
+            Measurement::Speculative { .. } => 8,
+            Measurement::SpecDraws { .. } => 9,
         };
         LABS[at].name
     }
@@ -131,6 +154,41 @@ impl Measurement {
                     .collect::<Vec<_>>()
                     .join(", "),
                 bytes(costs.kv_bytes_per_position as usize),
+            ),
+            Measurement::Reuse { second, cold, .. } => format!(
+                "Reuse across turns: {} of {} prompt tokens reused, the first token in {} against {} from an empty cache",
+                second.reused,
+                second.prompt.len(),
+                second.ttft_ms().map_or_else(|| "–".into(), ms),
+                cold.ttft_ms().map_or_else(|| "–".into(), ms),
+            ),
+            Measurement::PassCost { position, passes } => format!(
+                "One pass at position {position}: {}",
+                passes
+                    .iter()
+                    .map(|&(n, t)| format!("{n} token{} {}", if n == 1 { "" } else { "s" }, ms(t)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Measurement::Speculative { comparison: c } => {
+                let plain = format!("plain {}", c.plain.decode_tps().map_or_else(|| "–".into(), tps));
+                match (c.draft, c.speedup()) {
+                    (Some(draft), Some(speedup)) => format!(
+                        "Speculative decoding, {}, K {}: {}, {plain}",
+                        draft_name(draft),
+                        c.draft_len,
+                        ratio(speedup)
+                    ),
+                    _ => format!("Speculative decoding, no draft: {plain}"),
+                }
+            }
+            Measurement::SpecDraws { draws: d } => format!(
+                "Speculative sampling, {}, K {}, temperature {:.2}: {} cycles' first tokens{}",
+                draft_name(d.draft),
+                d.draft_len,
+                d.temperature,
+                d.trials,
+                d.fit().map_or_else(String::new, |f| format!(", p = {:.3}", f.p_value)),
             ),
         }
     }
@@ -175,10 +233,53 @@ impl Measurement {
                     return Err("A time or a size in it is not a measured one.".into());
                 }
             }
+            Measurement::Reuse { first, second, cold, .. } => {
+                let runs = [first, second, cold];
+                if !runs.iter().all(|r| r.complete() && r.error.is_none() && !r.costs.is_empty()) {
+                    return Err("One of its turns did not finish.".into());
+                }
+                if !runs.iter().all(|r| r.costs.iter().all(|c| measured(c.ms))) {
+                    return Err("A token's time in it is not a measured time.".into());
+                }
+            }
+            Measurement::PassCost { passes, .. } => {
+                let sizes: Vec<usize> = passes.iter().map(|p| p.0).collect();
+                if sizes.len() < 2 || sizes[0] != 1 || !sizes.windows(2).all(|w| w[0] < w[1]) {
+                    return Err(format!("Its pass sizes ({sizes:?}) are not the panel's, from 1 token up."));
+                }
+                if !passes.iter().all(|p| measured(p.1)) {
+                    return Err("A time in it is not a measured time.".into());
+                }
+            }
+            Measurement::Speculative { comparison: c } => {
+                if !c.finished() || c.plain.error.is_some() || c.spec.error.is_some() {
+                    return Err("Its runs did not finish.".into());
+                }
+                if c.prompt.is_empty() || c.max_tokens == 0 || (c.draft.is_some() && c.draft_len == 0) {
+                    return Err("It does not say which prompt and settings it ran with.".into());
+                }
+                let cycles = c.plain.cycles.iter().chain(&c.spec.cycles);
+                if !cycles.clone().all(|y| measured(y.ms)) || c.plain.cycles.is_empty() {
+                    return Err("A cycle's time in it is not a measured time.".into());
+                }
+            }
+            Measurement::SpecDraws { draws: d } => {
+                if d.prompt.is_empty() || d.draft_len == 0 || d.temperature.is_nan() || d.temperature <= 0.0 {
+                    return Err("It does not say which prompt and settings it ran with.".into());
+                }
+                let counted: u64 = d.cells.iter().map(|c| c.count).sum();
+                if d.trials == 0 || counted != d.trials as u64 || d.first_accepted > d.trials {
+                    return Err(format!("Its counts ({counted}) do not add up to its {} cycles.", d.trials));
+                }
+                if !d.cells.iter().all(|c| (0.0..=1.0).contains(&c.prob)) {
+                    return Err("A probability in it is not one.".into());
+                }
+            }
         }
         Ok(())
     }
 }
+
 
 /// "31 tokens after 1 prompt token in 812 ms".
 fn generated(run: &Run) -> String {
@@ -291,7 +392,9 @@ pub fn restore(problem: RwSignal<Option<(&'static str, String)>>, restored: impl
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::TokenCost;
+    use crate::lessons::stages::spec_run::SpecRun;
+    use crate::protocol::{CycleReport, DrawCell, TokenCost};
+    use engine::speculative::Draft;
     use engine::StopReason;
     use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -351,6 +454,53 @@ mod tests {
     }
 
     #[wasm_bindgen_test]
+    fn the_reuse_pass_cost_and_speculative_labs_read_back_with_their_settings_and_refuse_what_they_cannot_make() {
+        let cost = |ms: f64| TokenCost { position: 1, piece: "a".into(), ms, computed: 3, kv_bytes: 8 };
+        let done = |ms: &[f64]| Run { costs: ms.iter().map(|&m| cost(m)).collect(), stop: Some(StopReason::EndOfTurn), ..Run::default() };
+        let reuse = |cold: Run| Measurement::Reuse {
+            first_message: "My name is Ada.".into(),
+            second_message: "What is my name?".into(),
+            first: done(&[9.0, 2.0]),
+            second: Run { reused: 20, prompt: vec!["x".into(); 26], ..done(&[4.0, 2.0]) },
+            cold,
+        };
+        let saved = record(&reuse(done(&[12.0])), None);
+        assert_eq!(read(&saved), Ok(reuse(done(&[12.0]))), "the messages come back with the turns");
+        assert_eq!(saved.title, "Reuse across turns: 20 of 26 prompt tokens reused, the first token in 4.0 ms against 12.0 ms from an empty cache");
+        let stopped = Run { stop: Some(StopReason::Cancelled), ..done(&[12.0]) };
+        assert!(reuse(stopped).check().unwrap_err().contains("did not finish"));
+
+        let passes = |passes: Vec<(usize, f64)>| Measurement::PassCost { position: 128, passes };
+        let saved = record(&passes(vec![(1, 20.0), (2, 21.0), (16, 40.0)]), None);
+        assert_eq!(read(&saved), Ok(passes(vec![(1, 20.0), (2, 21.0), (16, 40.0)])));
+        assert_eq!(saved.title, "One pass at position 128: 1 token 20.0 ms, 2 tokens 21.0 ms, 16 tokens 40.0 ms");
+        assert!(passes(vec![(1, 20.0)]).check().is_err(), "one size is no comparison");
+        assert!(passes(vec![(2, 20.0), (1, 9.0)]).check().unwrap_err().contains("[2, 1]"));
+
+        let cycle = |ms: f64| CycleReport { drafted: vec![], accepted: 0, target: None, text: "a".into(), tokens: 1, draft_ms: 0.0, verify_ms: ms, ms };
+        let ran = |cycles: Vec<CycleReport>| SpecRun { first: Some(cost(9.0)), cycles, text: "a".into(), stop: Some(StopReason::MaxTokens), error: None };
+        let plain = Comparison { prompt: "Repeat: a, b".into(), max_tokens: 8, draft: None, draft_len: 3, temperature: 0.0, plain: ran(vec![cycle(10.0)]), spec: SpecRun::default() };
+        let spec = Comparison { draft: Some(Draft::EarlyExit { layers: 8 }), spec: ran(vec![cycle(5.0)]), ..plain.clone() };
+        let saved = record(&Measurement::Speculative { comparison: spec.clone() }, None);
+        assert_eq!(read(&saved), Ok(Measurement::Speculative { comparison: spec.clone() }), "with its prompt and settings");
+        assert_eq!(saved.title, "Speculative decoding, early exit at 8 layers, K 3: 2.00×, plain 100.0 tokens/s");
+        assert_eq!(record(&Measurement::Speculative { comparison: plain.clone() }, None).title, "Speculative decoding, no draft: plain 100.0 tokens/s");
+        let unfinished = Comparison { spec: SpecRun { stop: Some(StopReason::Cancelled), ..spec.spec.clone() }, ..spec.clone() };
+        assert!(Measurement::Speculative { comparison: unfinished }.check().unwrap_err().contains("did not finish"));
+        let no_prompt = Comparison { prompt: String::new(), ..spec };
+        assert!(Measurement::Speculative { comparison: no_prompt }.check().is_err());
+
+        let cell = |token: Option<u32>, prob: f32, count: u64| DrawCell { token, text: "a".into(), prob, count };
+        let draws = |counts: [u64; 2]| Measurement::SpecDraws {
+            draws: Draws { prompt: "A story".into(), draft: Draft::PromptLookup, draft_len: 3, temperature: 1.5, cells: vec![cell(Some(7), 0.5, counts[0]), cell(None, 0.5, counts[1])], trials: 100, first_accepted: 40 },
+        };
+        let saved = record(&draws([52, 48]), None);
+        assert_eq!(read(&saved), Ok(draws([52, 48])));
+        assert!(saved.title.starts_with("Speculative sampling, prompt lookup, K 3, temperature 1.50: 100 cycles' first tokens, p = "), "{}", saved.title);
+        assert!(draws([52, 40]).check().unwrap_err().contains("(92)"), "the counts must add up to the cycles");
+    }
+
+    #[wasm_bindgen_test]
     fn each_lab_shows_its_pointed_item_else_its_newest() {
         let (a, b) = (threads(&[(1, 5.0), (2, 9.0)]), threads(&[(1, 6.0), (2, 8.0)]));
         let sweep = Measurement::Sweep { points: vec![Point { tokens: 16, ttft_ms: 9.0, decode_ms: Some(2.0) }] };
@@ -359,7 +509,7 @@ mod tests {
         let entries = [entry("a", &a), entry("s", &sweep), entry("c", &cache_on), entry("b", &b)];
         // Each with the model its record names, in the order of `LABS`.
         let made = |m: &Measurement, id: &str| (m.clone(), format!("model of {id}"));
-        let none = || [None, None, None, None, None, None];
+        let none = || [None, None, None, None, None, None, None, None, None, None];
         assert_eq!(shown(&entries, &none()), vec![made(&b, "b"), made(&sweep, "s"), made(&cache_on, "c")], "the newest of each lab");
         let mut pointed = none();
         pointed[1] = Some("a".to_string());

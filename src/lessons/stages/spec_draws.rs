@@ -3,16 +3,19 @@
 //! against the probabilities plain sampling draws it with, by Pearson's chi-square
 //! (`engine::chi_square`, as Lesson 1's "Sample 1000×"). The seeds are 0, 1, …, so a result
 //! is repeatable: a correct sampler fails this test for about one prompt in a hundred.
+//! The finished draws are saved with the prompt and settings they ran with, which the result
+//! names (restored, the panel's controls may say otherwise).
 
 use super::actions::Actions;
 use super::lab::Lab;
 use super::number::percent;
 use super::prompt_field::chat_prompt;
-use crate::protocol::{DrawCell, Request, Response, MAX_DRAW_TRIALS};
+use super::saved_measurements::Measurement;
+use super::spec_run::{draft_name, Draws};
+use crate::protocol::{Request, Response, MAX_DRAW_TRIALS};
 use crate::ui::field::count_input;
 use crate::ui::format::prob;
 use crate::ui::token_text::visible;
-use engine::chi_square::{chi_square, ChiSquare};
 use engine::speculative::Draft;
 use engine::SamplerSettings;
 use leptos::prelude::*;
@@ -23,19 +26,8 @@ const ALPHA: f64 = 0.01;
 /// Rows of the table; the test covers every token.
 const ROWS: usize = 8;
 
-#[derive(Debug, Clone, PartialEq)]
-struct Draws {
-    cells: Vec<DrawCell>,
-    trials: usize,
-    first_accepted: usize,
-}
-
-impl Draws {
-    fn fit(&self) -> Option<ChiSquare> {
-        let cells: Vec<(u64, f64)> = self.cells.iter().map(|c| (c.count, c.prob as f64)).collect();
-        chi_square(&cells, self.trials as u64)
-    }
-}
+/// The lab's name in the saved measurements.
+const LAB: &str = "spec-draws";
 
 #[component]
 pub fn SpecDraws(
@@ -49,13 +41,21 @@ pub fn SpecDraws(
     let draws = RwSignal::new(None::<Draws>);
     let progress = RwSignal::new(None::<(usize, usize)>);
     let error = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        if let Some(Measurement::SpecDraws { draws: saved }) = lab.take_restored(LAB) {
+            if draws.with_untracked(Option::is_none) {
+                draws.set(Some(saved));
+            }
+        }
+    });
     let start = move || {
         let Some(draft) = draft.get_untracked() else { return };
+        let (message, draft_len, temperature) = (prompt.get_untracked(), draft_len.get_untracked(), temperature.get_untracked());
         let request = Request::StageSpecDraws {
-            prompt: chat_prompt(lab.engine, vec![engine::Message::user(&prompt.get_untracked())]),
-            settings: SamplerSettings::plain(temperature.get_untracked(), 0),
+            prompt: chat_prompt(lab.engine, vec![engine::Message::user(&message)]),
+            settings: SamplerSettings::plain(temperature, 0),
             draft,
-            draft_len: draft_len.get_untracked(),
+            draft_len,
             trials: trials.get_untracked(),
         };
         (draws.set(None), error.set(None), progress.set(Some((0, trials.get_untracked()))));
@@ -65,7 +65,11 @@ pub fn SpecDraws(
             }
             Response::StageSpecDraws { cells, trials, first_accepted } => {
                 progress.try_set(None);
-                draws.try_set((trials > 0).then_some(Draws { cells, trials, first_accepted }));
+                let done = (trials > 0).then(|| Draws { prompt: message.clone(), draft, draft_len, temperature, cells, trials, first_accepted });
+                if let Some(done) = &done {
+                    lab.save(Measurement::SpecDraws { draws: done.clone() });
+                }
+                draws.try_set(done);
             }
             Response::Error { message } => {
                 progress.try_set(None);
@@ -112,6 +116,13 @@ fn result(d: Draws) -> impl IntoView {
             f.statistic, f.categories, f.dof, f.p_value
         )),
     };
+    let settings = format!(
+        "These cycles ran with: the message “{}”, {}, K {}, temperature {:.2}.",
+        d.prompt,
+        draft_name(d.draft),
+        d.draft_len,
+        d.temperature
+    );
     let accepted = format!(
         "The first draft was accepted in {} of {} cycles ({}); the others drew from the corrected distribution, max(0, p − q) renormalised. Together they land on p.",
         d.first_accepted,
@@ -119,6 +130,7 @@ fn result(d: Draws) -> impl IntoView {
         percent(d.first_accepted as f64 / n)
     );
     view! {
+        <p data-testid="spec-draws-settings">{settings}</p>
         <table class="numbers" data-testid="spec-draws-table">
             <caption>{format!("The {} most likely first tokens under plain sampling, and how often speculation emitted each", ROWS.min(d.cells.len()))}</caption>
             <thead><tr><th scope="col">"Token"</th><th scope="col">"Plain sampling's probability"</th><th scope="col">"Expected"</th><th scope="col">"Emitted first"</th></tr></thead>

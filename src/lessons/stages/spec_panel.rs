@@ -1,7 +1,8 @@
 //! Speculative decoding, measured: choose a draft and its length, run plain decoding and
 //! speculative decoding of the same prompt with the same settings, and compare what each
 //! cycle did, the acceptance, the time split and the speed. Under greedy the two texts
-//! must be identical, and the panel checks it.
+//! must be identical, and the panel checks it. The finished comparison is saved with its
+//! prompt and settings; restored when the lesson opens, it puts them back in the controls.
 
 use super::actions::Actions;
 use super::cycles::Cycles;
@@ -9,6 +10,7 @@ use super::lab::Lab;
 use super::number::{ms, percent, ratio, tps};
 use super::readout::Readout;
 use super::spec_draws::SpecDraws;
+use super::saved_measurements::Measurement;
 use super::spec_run::{compare, Comparison, PANEL};
 use crate::ui::field::count_input;
 use engine::speculative::Draft;
@@ -33,6 +35,24 @@ pub fn SpecPanel(lab: Lab) -> impl IntoView {
         lab.shape
             .with(|s| s.as_ref().map_or(30, |s| s.config.layers))
     };
+    // A comparison restored from a saved item: its prompt and settings, as it ran with them.
+    let restored = Memo::new(move |_| lab.restored_model(PANEL).is_some());
+    Effect::new(move |_| {
+        if !restored.get() {
+            return;
+        }
+        let c = lab.spec.get_untracked();
+        let chosen = match c.draft {
+            None => "none",
+            Some(Draft::PromptLookup) => "prompt-lookup",
+            Some(Draft::EarlyExit { layers }) => {
+                draft_layers.set(layers);
+                "early-exit"
+            }
+        };
+        (prompt.set(c.prompt), method.set(chosen.into()), temperature.set(c.temperature));
+        (max_tokens.set(c.max_tokens), draft_len.set(c.draft_len.max(1)));
+    });
     let draft = move || match method.get().as_str() {
         "prompt-lookup" => Some(Draft::PromptLookup),
         "early-exit" => Some(Draft::EarlyExit {
@@ -51,6 +71,7 @@ pub fn SpecPanel(lab: Lab) -> impl IntoView {
             draft_len.get_untracked(),
             max_tokens.get_untracked(),
             lab.spec,
+            move |comparison| lab.save(Measurement::Speculative { comparison }),
         );
     };
     let c = lab.spec;

@@ -1,15 +1,19 @@
 //! Speculative decoding against plain decoding, as measured: each run's cycles, and the
 //! figures derived from them. Both runs are timed by the worker the same way, per cycle
 //! (a plain cycle is one step), and only the tokens after the first count as decoding.
+//! Also the draws: many cycles' first tokens against plain sampling's probabilities.
 
 use super::prompt_field::chat_prompt;
-use crate::protocol::{CycleReport, Request, Response, TokenCost};
+use crate::protocol::{CycleReport, DrawCell, Request, Response, TokenCost};
 use crate::ui::lab::LabEngine;
+use engine::chi_square::{chi_square, ChiSquare};
 use engine::speculative::Draft;
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Serialised, in a `Comparison`, as a saved measurement (`saved_measurements.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SpecRun {
     /// The first token, from the prefill.
     pub first: Option<TokenCost>,
@@ -87,9 +91,13 @@ impl SpecRun {
     }
 }
 
-/// What was compared: the same prompt and settings, with and without a draft.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What was compared: the same prompt and settings, with and without a draft. Saved as it
+/// is, with the prompt and the settings the panel shows again when it is restored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
+    /// The chat message both runs answered.
+    pub prompt: String,
+    pub max_tokens: usize,
     pub draft: Option<Draft>,
     pub draft_len: usize,
     pub temperature: f32,
@@ -128,10 +136,17 @@ impl Comparison {
         }
         Some(self.spec.decode_ms() / self.spec.cycles.len() as f64 / self.plain_ms_per_token()?)
     }
+
+    /// Every run it asked for ran to its end: plain decoding, and speculation with a draft.
+    pub fn finished(&self) -> bool {
+        self.plain.complete() && (self.draft.is_none() || self.spec.complete())
+    }
 }
 
 /// Runs plain decoding, then (with a draft) speculative decoding, of the same prompt and
-/// settings, filling `comparison` as the cycles stream in.
+/// settings, filling `comparison` as the cycles stream in; `finished` is handed the
+/// comparison once every run ran to its end (not when one is stopped or fails).
+#[allow(clippy::too_many_arguments)]
 pub fn compare(
     engine: LabEngine,
     prompt: String,
@@ -140,6 +155,7 @@ pub fn compare(
     draft_len: usize,
     max_tokens: usize,
     comparison: RwSignal<Comparison>,
+    finished: impl Fn(Comparison) + Clone + 'static,
 ) {
     // A second press before Run is disabled (effects run a tick later) is ignored.
     if engine.busy_untracked() {
@@ -147,6 +163,8 @@ pub fn compare(
     }
     let temperature = settings.temperature;
     comparison.set(Comparison {
+        prompt: prompt.clone(),
+        max_tokens,
         draft,
         draft_len,
         temperature,
@@ -160,18 +178,63 @@ pub fn compare(
         max_tokens,
     };
     let second = request(draft);
+    let report = move || {
+        if let Some(done) = comparison.try_get_untracked().filter(Comparison::finished) {
+            finished(done);
+        }
+    };
     engine.send(PANEL, request(None), move |response| {
         let last = response.is_final();
         comparison.try_update(|c| c.plain.apply(response));
         let plain_done = comparison
             .try_with_untracked(|c| c.plain.complete())
             .unwrap_or(false);
-        if last && plain_done && draft.is_some() {
-            engine.send(PANEL, second.clone(), move |response| {
-                comparison.try_update(|c| c.spec.apply(response));
-            });
+        if !(last && plain_done) {
+            return;
         }
+        if draft.is_none() {
+            report();
+            return;
+        }
+        let report = report.clone();
+        engine.send(PANEL, second.clone(), move |response| {
+            let last = response.is_final();
+            comparison.try_update(|c| c.spec.apply(response));
+            if last {
+                report();
+            }
+        });
     });
 }
 
 pub const PANEL: &str = "spec";
+
+/// "prompt lookup", "early exit at 8 layers".
+pub fn draft_name(draft: Draft) -> String {
+    match draft {
+        Draft::PromptLookup => "prompt lookup".into(),
+        Draft::EarlyExit { layers } => format!("early exit at {layers} layers"),
+    }
+}
+
+/// The first token of many draft-and-verify cycles from one prompt, each with its own seed,
+/// counted against plain sampling's probabilities; with the prompt and the settings they
+/// ran with (saved as it is).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Draws {
+    pub prompt: String,
+    pub draft: Draft,
+    pub draft_len: usize,
+    pub temperature: f32,
+    pub cells: Vec<DrawCell>,
+    pub trials: usize,
+    pub first_accepted: usize,
+}
+
+impl Draws {
+    /// Pearson's chi-square of the counts against the probabilities.
+    pub fn fit(&self) -> Option<ChiSquare> {
+        let cells: Vec<(u64, f64)> = self.cells.iter().map(|c| (c.count, c.prob as f64)).collect();
+        chi_square(&cells, self.trials as u64)
+    }
+}
