@@ -2,11 +2,10 @@
 //! (`ui/store.rs`), one item each: the prefill and decode panel's run, the speeds at each
 //! thread count, the sweep over prompt lengths, the KV panel's latest run with the cache and
 //! without it, the serving simulator's measured costs, the reuse panel's two turns, the cost
-//! of one pass by its size, the speculative panel's comparison and its draws. Those that ran on a prompt
-//! and settings of the learner's carry them, so that the panel shows them again beside the
-//! restored result. Saved when a measurement
-//! finishes, with the model that made it; read back when the lesson opens, so that a
-//! glossary link, Back or a reload loses none. Each lab shows the item its pointer names
+//! of one pass by its size, the speculative panel's comparison and its draws. Those that ran
+//! on a prompt and settings of the learner's carry them, so that the panel shows them again
+//! beside the restored result. Saved when a measurement finishes, with the model that made
+//! it; read back when the lesson opens, so that a glossary link, Back or a reload loses none. Each lab shows the item its pointer names
 //! (the newest it made, or the one Saved work opened), else its newest.
 
 use super::number::{bytes, ms, ratio, tps};
