@@ -354,6 +354,17 @@ const cacheFigures = () =>
     els.map((e) => e.dataset.value ?? e.dataset.state),
   );
 
+/** Deletes `items` in Saved work, then opens Lesson 2 again, whose panels are then empty. */
+async function deleteAndReopenLesson2(items) {
+  for (const item of items) {
+    await page.click(`${sel("saved-item")}[data-id="${item.id}"] ${sel("delete-saved")}`);
+    await page.waitForFunction((i) => !document.querySelector(`[data-testid=saved-item][data-id="${i}"]`), item.id);
+  }
+  await page.goto(url("/learn/stages"));
+  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+  await page.waitForTimeout(500);
+}
+
 test("the KV panel's runs with and without the cache survive navigation and a reload, and Saved work lists and deletes them", { timeout: 3 * MINUTE }, async () => {
   await page.goto(url("/learn/stages"));
   await page.waitForSelector(READY, { timeout: 2 * MINUTE });
@@ -384,13 +395,7 @@ test("the KV panel's runs with and without the cache survive navigation and a re
   const titles = items.map((i) => i.title).sort();
   assert.match(titles[0], /^KV cache off: 6 tokens after \d+ prompt tokens? in [\d.]+ m?s$/);
   assert.match(titles[1], /^KV cache on: 6 tokens after \d+ prompt tokens? in [\d.]+ m?s$/);
-  for (const item of items) {
-    await page.click(`${sel("saved-item")}[data-id="${item.id}"] ${sel("delete-saved")}`);
-    await page.waitForFunction((i) => !document.querySelector(`[data-testid=saved-item][data-id="${i}"]`), item.id);
-  }
-  await page.goto(url("/learn/stages"));
-  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-  await page.waitForTimeout(500);
+  await deleteAndReopenLesson2(items);
   assert.equal(await page.getAttribute(sel("cache-identical"), "data-state"), "pending", "deleted: the panel is empty again");
 });
 
@@ -505,13 +510,7 @@ test("the reuse, speculative (comparison and draws) and pass-cost panels keep th
   assert.match(titles[1], /^Reuse across turns: \d+ of \d+ prompt tokens reused, the first token in [\d.]+ m?s against [\d.]+ m?s from an empty cache$/);
   assert.match(titles[2], /^Speculative decoding, prompt lookup, K 5: [\d.]+×, plain [\d.]+ tokens\/s$/);
   assert.match(titles[3], /^Speculative sampling, prompt lookup, K 5, temperature 1\.50: 100 cycles' first tokens, p = [\d.]+$/);
-  for (const item of items) {
-    await page.click(`${sel("saved-item")}[data-id="${item.id}"] ${sel("delete-saved")}`);
-    await page.waitForFunction((i) => !document.querySelector(`[data-testid=saved-item][data-id="${i}"]`), item.id);
-  }
-  await page.goto(url("/learn/stages"));
-  await page.waitForSelector(READY, { timeout: 2 * MINUTE });
-  await page.waitForTimeout(500);
+  await deleteAndReopenLesson2(items);
   const empty = await threePanels();
   assert.deepEqual(
     [empty.reuse, empty.spec, empty.lossless, empty.draws, empty.passes, empty.passVerdict[0]],
