@@ -4,6 +4,7 @@
 //! repeating it; the CLI's `reference` command and the real-model tests measure the
 //! engine's logit error against it.
 
+use crate::arch::ROPE_FACTORS;
 use crate::error::Result;
 use crate::gguf::config::{Architecture, Config};
 use crate::gguf::read_gguf;
@@ -71,8 +72,8 @@ impl Reference {
             true => load("output.weight")?,
             false => embed.clone(),
         };
-        let rope_factors = match content.tensor_infos.contains_key("rope_freqs.weight") {
-            true => Some(load("rope_freqs.weight")?.to_vec1::<f32>()?),
+        let rope_factors = match content.tensor_infos.contains_key(ROPE_FACTORS) {
+            true => Some(load(ROPE_FACTORS)?.to_vec1::<f32>()?),
             false => None,
         };
         Ok(Self { embed, layers, out_norm: load("output_norm.weight")?, lm_head, rope_factors, config })

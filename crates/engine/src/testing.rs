@@ -3,6 +3,7 @@
 //! milliseconds, with no download. A llama by default; qwen2, qwen3 and gemma3 get the
 //! tensors and metadata keys llama.cpp writes for them.
 
+use crate::arch::ROPE_FACTORS;
 use crate::sampler::Rng;
 use candle_core::quantized::gguf_file::{self, Value};
 use candle_core::quantized::{GgmlDType, QTensor};
@@ -179,7 +180,7 @@ impl TinyModel {
         named.push(("output_norm.weight".into(), norm(&mut tensor, e)));
         if let Some(f) = &self.rope_freqs {
             let t = Tensor::from_vec(f.clone(), f.len(), &dev).expect("rope factors");
-            named.push(("rope_freqs.weight".into(), QTensor::quantize(&t, GgmlDType::F32).expect("rope factors")));
+            named.push((ROPE_FACTORS.into(), QTensor::quantize(&t, GgmlDType::F32).expect("rope factors")));
         }
         if self.f32_weights {
             for (_, t) in &mut named {

@@ -15,3 +15,4 @@ mod qwen3;
 pub use crate::gguf::config::Architecture;
 pub use layers::Logits;
 pub use model::Model;
+pub(crate) use model::ROPE_FACTORS;

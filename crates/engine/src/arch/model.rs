@@ -51,7 +51,8 @@ fn rope_factors<R: Read + Seek>(t: &mut TensorReader<'_, R>, half: usize) -> Res
     }
 }
 
-const ROPE_FACTORS: &str = "rope_freqs.weight";
+/// The tensor of Llama 3's RoPE factors, as llama.cpp's converter names it.
+pub(crate) const ROPE_FACTORS: &str = "rope_freqs.weight";
 
 impl Model {
     /// Loads a GGUF from memory (wasm has no filesystem).

@@ -160,9 +160,7 @@ impl Config {
             context: md.int(&key("context_length"))?,
             rope_base,
             // Required: Gemma and Qwen use 1e-6, llama 1e-5, and a wrong guess moves every norm.
-            rms_eps: md
-                .optional_float(&key("attention.layer_norm_rms_epsilon"))?
-                .ok_or_else(|| invalid(&format!("metadata {} is missing", key("attention.layer_norm_rms_epsilon"))))?,
+            rms_eps: md.float(&key("attention.layer_norm_rms_epsilon"))?,
             sliding_window,
             attn_softcap: md.optional_float(&key("attn_logit_softcapping"))?,
             final_softcap: md.optional_float(&key("final_logit_softcapping"))?,
@@ -229,6 +227,10 @@ impl Metadata<'_> {
         let Some(v) = self.0.get(key) else { return Ok(None) };
         let n = v.to_u64().or_else(|_| v.to_u32().map(u64::from)).or_else(|_| v.to_i32().map(|i| i.max(0) as u64));
         n.map(|n| Some(n as usize)).map_err(|_| invalid(&format!("metadata {key} is not an integer")))
+    }
+
+    fn float(&self, key: &str) -> Result<f32> {
+        self.optional_float(key)?.ok_or_else(|| invalid(&format!("metadata {key} is missing")))
     }
 
     fn optional_float(&self, key: &str) -> Result<Option<f32>> {
