@@ -120,17 +120,14 @@ pub fn read(record: &Record) -> Result<Run, String> {
         !expected.is_empty() && got == expected
     };
     if !whole {
-        let tasks = run.tasks.len();
-        return Err(match saved.left {
-            true => format!(
-                "Its results ({}) are not one for each of its first tasks (of {tasks}) under each of its {strategies} strategies.",
-                got.len()
-            ),
-            false => format!(
-                "Its results ({}) are not one for each of its {tasks} tasks under each of its {strategies} strategies.",
-                got.len()
-            ),
-        });
+        let tasks = match saved.left {
+            true => format!("first tasks (of {})", run.tasks.len()),
+            false => format!("{} tasks", run.tasks.len()),
+        };
+        return Err(format!(
+            "Its results ({}) are not one for each of its {tasks} under each of its {strategies} strategies.",
+            got.len()
+        ));
     }
     run.results = saved.results;
     run.faithfulness = saved.faithfulness;

@@ -5,8 +5,9 @@
 //! of one pass by its size, the speculative panel's comparison and its draws. Those that ran
 //! on a prompt and settings of the learner's carry them, so that the panel shows them again
 //! beside the restored result. Saved when a measurement finishes, with the model that made
-//! it; read back when the lesson opens, so that a glossary link, Back or a reload loses none. Each lab shows the item its pointer names
-//! (the newest it made, or the one Saved work opened), else its newest.
+//! it; read back when the lesson opens, so that a glossary link, Back or a reload loses none.
+//! Each lab shows the item its pointer names (the newest it made, or the one Saved work
+//! opened), else its newest.
 
 use super::number::{bytes, ms, ratio, tps};
 use super::run::Run;
@@ -101,6 +102,15 @@ struct Saved {
     measurement: Measurement,
 }
 
+/// "1 token 4.1 ms, 2 tokens 5.0 ms": a pass's time at each of its sizes.
+fn pass_times(passes: &[(usize, f64)]) -> String {
+    passes
+        .iter()
+        .map(|&(n, t)| format!("{n} token{} {}", if n == 1 { "" } else { "s" }, ms(t)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl Measurement {
     /// The lab's name: "timeline", "threads", "sweep", "cache-on", "cache-off", "serving",
     /// "reuse", "pass-cost", "spec", "spec-draws".
@@ -146,12 +156,7 @@ impl Measurement {
             Measurement::CacheOff { run } => format!("KV cache off: {}", generated(run)),
             Measurement::Serving { costs } => format!(
                 "Serving costs: a pass over {}; {} bytes per cached position",
-                costs
-                    .pass_ms
-                    .iter()
-                    .map(|&(n, t)| format!("{n} token{} {}", if n == 1 { "" } else { "s" }, ms(t)))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                pass_times(&costs.pass_ms),
                 bytes(costs.kv_bytes_per_position as usize),
             ),
             Measurement::Reuse { second, cold, .. } => format!(
@@ -161,14 +166,9 @@ impl Measurement {
                 second.ttft_ms().map_or_else(|| "–".into(), ms),
                 cold.ttft_ms().map_or_else(|| "–".into(), ms),
             ),
-            Measurement::PassCost { position, passes } => format!(
-                "One pass at position {position}: {}",
-                passes
-                    .iter()
-                    .map(|&(n, t)| format!("{n} token{} {}", if n == 1 { "" } else { "s" }, ms(t)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            Measurement::PassCost { position, passes } => {
+                format!("One pass at position {position}: {}", pass_times(passes))
+            }
             Measurement::Speculative { comparison: c } => {
                 let plain = format!("plain {}", c.plain.decode_tps().map_or_else(|| "–".into(), tps));
                 match (c.draft, c.speedup()) {
