@@ -44,7 +44,7 @@ LAYERS = {
         ["tokenizer", "kv_cache"],
         ["quant"],
         ["parallel", "pool"],
-        ["gguf", "memory"],
+        ["gguf", "memory", "allocator"],
         ["error", "chi_square"],
     ],
     "cli": [["main"], ["text", "bench", "reason", "probe", "distribution", "faithfulness", "info", "depth"], ["model"], ["cli"]],

@@ -5,9 +5,8 @@ fn main() {
     inference_playground::worker::start();
 }
 
-/// Notes the size of an allocation that failed, so that a crash from running out of
-/// memory says so (see `worker::crash`).
+/// The system allocator, noting an allocation that failed so that a crash from running out
+/// of memory says so (see `worker::crash`), with the ceiling a chat template renders under.
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: inference_playground::worker::crash::RecordingAllocator =
-    inference_playground::worker::crash::RecordingAllocator;
+static ALLOCATOR: engine::allocator::Allocator = engine::allocator::Allocator;

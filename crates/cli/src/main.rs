@@ -17,6 +17,11 @@ use clap::Parser;
 use cli::{Cli, Command};
 use serde_json::Value;
 
+/// The system allocator, with the ceiling that a chat template's rendering runs under: a
+/// hostile template stops the program with a sentence instead of taking the machine's memory.
+#[global_allocator]
+static ALLOCATOR: engine::allocator::Allocator = engine::allocator::Allocator;
+
 fn main() {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,

@@ -653,3 +653,25 @@ fn bench_depth_reports_the_factor_over_generation() {
     let factor = v["factor"].as_f64().unwrap();
     assert!((factor - (generation + prefill + head) / generation).abs() < 1e-6 * factor, "{v}");
 }
+
+#[test]
+fn a_chat_template_that_hoards_memory_stops_the_program_with_a_sentence() {
+    // Six doublings of a megabyte: a few steps, no output, and 64 MB held by the end.
+    let hoard = "{% set a = 'x' * 1000000 %}{% set b = a ~ a %}{% set c = b ~ b %}{% set d = c ~ c %}\
+                 {% set e = d ~ d %}{% set f = e ~ e %}{% set g = f ~ f %}{{ g|length }}";
+    let tiny = engine::testing::TinyModel { chat_template: Some(hoard.into()), ..Default::default() };
+    let path = std::env::temp_dir().join(format!("playground-hoard-{}.gguf", std::process::id()));
+    std::fs::write(&path, tiny.to_gguf()).unwrap();
+    let path = path.to_str().unwrap();
+    // The same file runs as raw text, which does not use the template.
+    let (ok, _, err) = run(&["generate", "--model", path, "--prompt", "hi", "--raw", "--max-tokens", "2"]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = run(&["generate", "--model", path, "--prompt", "hi", "--max-tokens", "2"]);
+    let _ = std::fs::remove_file(path);
+    assert!(!ok && out.is_empty());
+    assert!(
+        err.starts_with("error: the chat template needed more than 32 MiB of memory, the most it may hold\n"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -3,7 +3,8 @@
 //! tokens while what a person wrote is always plain text.
 //!
 //! The template is untrusted input, like the rest of a file from anywhere: its rendering is
-//! bounded in steps (fuel), recursion and output, and it can call only minijinja's builtins,
+//! bounded in steps (fuel), recursion, output and memory (`allocator::within`, in the programs
+//! that install `allocator::Allocator`), and it can call only minijinja's builtins,
 //! Python's string methods (`pycompat`, which many templates use) and `raise_exception`.
 //! No message's text passes through it: each message goes in as a marker, and the marker's
 //! place in the output is where its text (encoded as text, never as control tokens) or an
@@ -25,6 +26,10 @@ const FUEL: u64 = 1_000_000;
 /// Bytes of output one rendering may write, message texts not counted (they go in as
 /// markers): real templates write a few hundred per message.
 const MAX_OUTPUT: usize = 1 << 20;
+/// Bytes one rendering may hold: the compiled template, its values and its output. Real
+/// templates hold well under a megabyte; a template that doubles a string in a loop reaches
+/// this within a few dozen steps, long before the tab or the machine runs out.
+const MAX_MEMORY: usize = 32 << 20;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -198,27 +203,29 @@ fn render_tokens(tok: &Tokenizer, turns: &[Turn]) -> Result<Vec<u32>> {
 
 /// The template's text for `messages`, with the prompt for the model's answer at the end.
 fn render(template: &str, tok: &Tokenizer, messages: Vec<minijinja::Value>) -> Result<String> {
-    let mut env = Environment::new();
-    env.set_fuel(Some(FUEL));
-    env.set_recursion_limit(64);
-    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
-    env.add_function("raise_exception", |m: String| -> std::result::Result<String, TemplateError> {
-        Err(TemplateError::new(ErrorKind::InvalidOperation, m))
-    });
-    let compiled = env.template_from_str(template).map_err(|e| template_error(&e.to_string()))?;
-    let token = |id: Option<u32>| id.map(|i| tok.token_text(i)).unwrap_or_default();
-    let ctx = context! {
-        messages,
-        add_generation_prompt => true,
-        bos_token => token(tok.bos),
-        eos_token => token(Some(tok.eos)),
-    };
-    let mut out = Bounded { bytes: Vec::new() };
-    compiled.render_captured_to(ctx, &mut out).map_err(|e| match e.kind() {
-        ErrorKind::WriteFailure => template_error(&format!("it writes more than {MAX_OUTPUT} bytes")),
-        _ => template_error(&e.to_string()),
-    })?;
-    String::from_utf8(out.bytes).map_err(|_| template_error("its output is not UTF-8"))
+    crate::allocator::within("the chat template", MAX_MEMORY, || {
+        let mut env = Environment::new();
+        env.set_fuel(Some(FUEL));
+        env.set_recursion_limit(64);
+        env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+        env.add_function("raise_exception", |m: String| -> std::result::Result<String, TemplateError> {
+            Err(TemplateError::new(ErrorKind::InvalidOperation, m))
+        });
+        let compiled = env.template_from_str(template).map_err(|e| template_error(&e.to_string()))?;
+        let token = |id: Option<u32>| id.map(|i| tok.token_text(i)).unwrap_or_default();
+        let ctx = context! {
+            messages,
+            add_generation_prompt => true,
+            bos_token => token(tok.bos),
+            eos_token => token(Some(tok.eos)),
+        };
+        let mut out = Bounded { bytes: Vec::new() };
+        compiled.render_captured_to(ctx, &mut out).map_err(|e| match e.kind() {
+            ErrorKind::WriteFailure => template_error(&format!("it writes more than {MAX_OUTPUT} bytes")),
+            _ => template_error(&e.to_string()),
+        })?;
+        String::from_utf8(out.bytes).map_err(|_| template_error("its output is not UTF-8"))
+    })
 }
 
 fn template_error(m: &str) -> EngineError {

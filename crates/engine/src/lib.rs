@@ -2,6 +2,7 @@
 //! every step a lesson needs exposed as data. Plain Rust, no web dependencies: it builds
 //! natively (CLI, tests) and for wasm32 (the page's worker).
 
+pub mod allocator;
 pub mod arch;
 pub mod batch;
 pub mod batch_bench;

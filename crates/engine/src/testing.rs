@@ -39,6 +39,9 @@ pub struct TinyModel {
     pub f32_weights: bool,
     /// Llama 3's RoPE factors, written as `rope_freqs.weight` (one per rotary pair).
     pub rope_freqs: Option<Vec<f32>>,
+    /// A chat template written instead of the byte-level vocabulary's plain ChatML one (a
+    /// hostile one, for the tests of untrusted files).
+    pub chat_template: Option<String>,
 }
 
 impl Default for TinyModel {
@@ -60,6 +63,7 @@ impl Default for TinyModel {
             f32_weights: false,
             sentencepiece: false,
             rope_freqs: None,
+            chat_template: None,
         }
     }
 }
@@ -232,7 +236,7 @@ impl TinyModel {
                 ("tokenizer.ggml.merges", strings(&merges)),
                 ("tokenizer.ggml.bos_token_id", Value::U32(1)),
                 ("tokenizer.ggml.eos_token_id", Value::U32(2)),
-                ("tokenizer.chat_template", Value::String(CHATML.into())),
+                ("tokenizer.chat_template", Value::String(self.chat_template.clone().unwrap_or_else(|| CHATML.into()))),
             ]),
             true => {
                 let (tokens, types, scores) = sentencepiece();

@@ -3,6 +3,8 @@
 //! on the real tokenizers, and each one's text (`chat_text`), given raw, gives its ids; a base
 //! model is refused; and a hostile template (an endless loop, a flood of output, runaway
 //! recursion, an edit of a message's text) is refused with a sentence, never a hang or a panic.
+//! The worker's and the CLI's allocator is installed, so every rendering here also runs under
+//! the memory ceiling the templates get there (the CLI's tests run one that passes it).
 
 mod common;
 use candle_core::quantized::gguf_file::{Content, Value};
@@ -32,6 +34,9 @@ fn tokenizer(file: &str, template: Option<&str>) -> Tokenizer {
     };
     tokenizer_of(&content)
 }
+
+#[global_allocator]
+static ALLOCATOR: engine::allocator::Allocator = engine::allocator::Allocator;
 
 const SMOLLM2: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 const GEMMA: &str = "gemma-3-270m.Q4_K_M.gguf";
@@ -135,6 +140,17 @@ fn qwen25s_template_with_python_methods() {
         "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n\
          <|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
     );
+}
+
+#[test]
+fn a_long_conversation_renders_under_the_memory_ceiling() {
+    // 500 exchanges through a real family's template: more than any context holds, and still
+    // under the ceiling (a refusal would abort this test binary).
+    let t = tokenizer(SMOLLM2, Some(QWEN25));
+    let answer = t.encode("Sure, here it is.", false).unwrap();
+    let earlier: Vec<_> = (0..500).map(|i| Exchange { user: format!("Question {i}?"), answer: answer.clone() }).collect();
+    let ids = conversation_tokens(&t, None, &earlier, "The last one").unwrap();
+    assert_eq!(ids.windows(answer.len()).filter(|w| *w == answer).count(), 500);
 }
 
 #[test]
