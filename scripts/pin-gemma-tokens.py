@@ -27,6 +27,12 @@ tokenizer has and llama.cpp's converter (convert_hf_to_gguf.py) records:
 What it checks before writing: every text decodes back to itself through SentencePiece;
 the text meant for byte fallback does use byte tokens; the texts with user-defined pieces
 do use them; no text gives a control token.
+
+llama.cpp agrees (checked once, 2026-12-03, not by this script): its own tokenizer
+(llama_tokenize without special tokens, on this file loaded vocab_only; llama.cpp 0c1e570 as
+vendored in llama-cpp-python 0.3.36's source package, built with cmake) gave these ids for
+all 28 texts, and the engine's for 3,659 random mixes of the texts' fragments (2,013 of
+which the engine encoded differently before it cut out user-defined tokens first).
 """
 import hashlib
 import importlib.metadata

@@ -1,7 +1,8 @@
 //! The second built-in model, Gemma 3 270M (Q4_K_M, scripts/fetch-model.sh): what its header
 //! says, its logits against a plain-f32 Gemma 3 computed from the same file's dequantised
 //! weights (candle-transformers', sharing no code with the engine), its SentencePiece
-//! tokenizer, and greedy continuation of a base-model prompt.
+//! tokenizer (its ids against Google's SentencePiece, `gemma_tokens.json`), and greedy
+//! continuation of a base-model prompt.
 
 mod common;
 #[path = "common/gemma3_reference.rs"]
