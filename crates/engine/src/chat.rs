@@ -178,7 +178,7 @@ fn render_tokens(tok: &Tokenizer, turns: &[Turn]) -> Result<Vec<u32>> {
                 for piece in tok.split_control(&t) {
                     match piece {
                         Piece::Text(t) => text.push_str(t),
-                        Piece::Control(id) => {
+                        Piece::Token(id) => {
                             flush(&mut ids, &mut text)?;
                             ids.push(id);
                         }

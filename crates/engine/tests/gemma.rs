@@ -1,7 +1,8 @@
 //! The second built-in model, Gemma 3 270M (Q4_K_M, scripts/fetch-model.sh): what its header
 //! says, its logits against a plain-f32 Gemma 3 computed from the same file's dequantised
 //! weights (candle-transformers', sharing no code with the engine), its SentencePiece
-//! tokenizer, and greedy continuation of a base-model prompt.
+//! tokenizer (its ids against Google's SentencePiece, `gemma_tokens.json`), and greedy
+//! continuation of a base-model prompt.
 
 mod common;
 #[path = "common/gemma3_reference.rs"]
@@ -139,6 +140,44 @@ fn its_tokenizer_round_trips_text() {
             assert!(ids.len() <= 8, "{text:?} took {} tokens", ids.len());
         }
     }
+}
+
+/// `gemma_tokens.json`: texts with the ids Google's SentencePiece gives them on this file's
+/// vocabulary (scripts/pin-gemma-tokens.py says how it was made and what it covers).
+#[derive(serde::Deserialize)]
+struct Pinned {
+    model: String,
+    cases: Vec<PinnedCase>,
+}
+
+#[derive(serde::Deserialize)]
+struct PinnedCase {
+    text: String,
+    ids: Vec<u32>,
+}
+
+/// Every pinned text encodes to exactly SentencePiece's ids (typed as plain text, no BOS), and
+/// those ids decode back to the text.
+#[test]
+fn its_tokenizer_gives_sentencepieces_ids() {
+    // Read at run time: cargo runs integration tests in the package root.
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| ".".into(), std::path::PathBuf::from);
+    let path = dir.join("tests/gemma_tokens.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let pinned: Pinned = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(pinned.model, "gemma-3-270m.Q4_K_M.gguf");
+    let t = &model().tokenizer;
+    let pieces = |ids: &[u32]| ids.iter().map(|&i| t.token_text(i)).collect::<Vec<_>>();
+    let mut wrong = Vec::new();
+    for c in &pinned.cases {
+        let ids = t.encode(&c.text, false).unwrap();
+        if ids != c.ids {
+            let (want, got) = (pieces(&c.ids), pieces(&ids));
+            wrong.push(format!("{:?}\n  SentencePiece {:?} {want:?}\n  engine        {ids:?} {got:?}", c.text, c.ids));
+        }
+        assert_eq!(t.decode(&c.ids), c.text, "SentencePiece's ids decode to the text");
+    }
+    assert!(wrong.is_empty(), "{} of {} texts differ:\n{}", wrong.len(), pinned.cases.len(), wrong.join("\n"));
 }
 
 /// A raw prompt to a file that asks for it (`tokenizer.ggml.add_bos_token`) starts with

@@ -3,14 +3,19 @@
 //! for what the engine does not read. SmolLM2's own ids are checked in tokenizer.rs.
 
 mod common;
-use candle_core::quantized::gguf_file::Value;
+use candle_core::quantized::gguf_file::{Content, Value};
 use common::{load_error, with_metadata};
 use engine::testing::TinyModel;
-use engine::tokenizer::TokenizerKind;
+use engine::tokenizer::{Tokenizer, TokenizerKind};
 use engine::Model;
 
 fn spm() -> Model {
     Model::from_gguf_bytes(&TinyModel { sentencepiece: true, ..TinyModel::default() }.to_gguf()).unwrap()
+}
+
+/// A piece's id: pieces follow the byte tokens, which decode to the same text ("t").
+fn piece(t: &Tokenizer, piece: &str) -> u32 {
+    (0..t.vocab_size() as u32).rev().find(|&i| t.token_text(i) == piece.replace('▁', " ")).unwrap()
 }
 
 #[test]
@@ -18,9 +23,7 @@ fn sentencepiece_merges_by_score_and_falls_back_to_bytes() {
     let m = spm();
     let t = &m.tokenizer;
     assert_eq!(t.kind, TokenizerKind::SentencePiece);
-    // A piece's id: pieces follow the byte tokens, which decode to the same text ("t").
-    let id =
-        |piece: &str| (0..t.vocab_size() as u32).rev().find(|&i| t.token_text(i) == piece.replace('▁', " ")).unwrap();
+    let id = |p: &str| piece(t, p);
     // "▁the" wins over "▁th" + "e" and "▁t" + "he": the highest-scoring merges come first.
     assert_eq!(t.encode(" the", false).unwrap(), [id("▁the")]);
     // Gemma adds no leading space (add_space_prefix = false).
@@ -50,6 +53,53 @@ fn sentencepiece_round_trips_and_keeps_typed_markers_as_text() {
     // Gemma's end of turn ends a reply, as the file's EOT id says.
     assert!(t.ends_reply(t.control_id("<end_of_turn>").unwrap()) && t.ends_reply(t.eos));
     assert!(!t.ends_reply(start));
+}
+
+/// The tiny SentencePiece file's metadata array `key`, to change and write back.
+fn spm_array(key: &str) -> Vec<Value> {
+    let bytes = TinyModel { sentencepiece: true, ..TinyModel::default() }.to_gguf();
+    let content = Content::read(&mut std::io::Cursor::new(bytes)).unwrap();
+    content.metadata[key].to_vec().unwrap().clone()
+}
+
+/// The tiny SentencePiece file with metadata array `key` set to `values`.
+fn spm_with(key: &str, values: Vec<Value>) -> Model {
+    let spec = TinyModel { sentencepiece: true, ..TinyModel::default() };
+    Model::from_gguf_bytes(&with_metadata(spec, key, Some(Value::Array(values)))).unwrap()
+}
+
+/// User-defined tokens (Gemma's runs of spaces, tabs and newlines, its HTML tags) are cut out
+/// of the text before anything merges, typed or not, as llama.cpp and SentencePiece do: here
+/// the piece "he" made one.
+#[test]
+fn user_defined_tokens_are_cut_out_before_merging() {
+    let plain = spm();
+    let id = |p: &str| piece(&plain.tokenizer, p);
+    let mut types = spm_array("tokenizer.ggml.token_type");
+    types[id("he") as usize] = Value::I32(4);
+    let m = spm_with("tokenizer.ggml.token_type", types);
+    let t = &m.tokenizer;
+    // Merged from characters, " the" is one piece; with "he" cut out first, it cannot be.
+    assert_eq!(plain.tokenizer.encode(" the", false).unwrap(), [id("▁the")]);
+    for special in [false, true] {
+        assert_eq!(t.encode(" the", special).unwrap(), [id("▁t"), id("he")], "special {special}");
+        assert_eq!(t.encode("ahead", special).unwrap(), [id("a"), id("he"), id("a"), id("d")]);
+        assert_eq!(t.decode(&t.encode("the hearth", special).unwrap()), "the hearth");
+    }
+}
+
+/// A control token whose text is empty matches nothing (it matched everywhere, so encoding
+/// with control tokens never ended); user-defined tokens are found the same way.
+#[test]
+fn an_empty_token_text_matches_nothing() {
+    let plain = spm();
+    let end = plain.tokenizer.control_id("<end_of_turn>").unwrap();
+    let mut tokens = spm_array("tokenizer.ggml.tokens");
+    tokens[end as usize] = Value::String(String::new());
+    let m = spm_with("tokenizer.ggml.tokens", tokens);
+    let text = "<start_of_turn>user\nhi";
+    assert_eq!(m.tokenizer.encode(text, true).unwrap(), plain.tokenizer.encode(text, true).unwrap());
+    assert!(!m.tokenizer.encode(text, true).unwrap().contains(&end));
 }
 
 #[test]

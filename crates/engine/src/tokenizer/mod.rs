@@ -1,9 +1,11 @@
 //! The tokenizer, read from the GGUF's own metadata (`tokenizer.ggml.*`): byte-level BPE
 //! (`bpe.rs`: GPT-2, SmolLM2, Llama 3, Qwen2) or SentencePiece (`spm.rs`: Llama 2, Gemma).
-//! Control tokens are found here, and only when asked: text a person typed is text.
-//! `stream.rs` turns token bytes into text without splitting a character.
+//! Control tokens are found in text only when asked (text a person typed is text),
+//! user-defined ones always (`special.rs`). `stream.rs` turns token bytes into text without
+//! splitting a character.
 
 mod bpe;
+mod special;
 mod spm;
 mod stream;
 
@@ -17,6 +19,7 @@ use serde::{Deserialize, Serialize};
 /// GGUF token types (llama.cpp's `llama_token_type`).
 const UNKNOWN: i32 = 2;
 const CONTROL: i32 = 3;
+const USER_DEFINED: i32 = 4;
 const BYTE: i32 = 6;
 
 /// The texts of control tokens that end a turn in the chat formats this engine knows
@@ -32,11 +35,12 @@ pub enum TokenizerKind {
     SentencePiece,
 }
 
-/// A stretch of text as `Tokenizer::split_control` finds it.
+/// A stretch of text as `Tokenizer::split_control` finds it: text, or a token whose text
+/// was found whole.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Piece<'a> {
     Text(&'a str),
-    Control(u32),
+    Token(u32),
 }
 
 enum Pieces {
@@ -49,8 +53,10 @@ pub struct Tokenizer {
     pub kind: TokenizerKind,
     /// The raw bytes each id stands for (control tokens: their literal text).
     bytes: Vec<Vec<u8>>,
-    /// Control tokens, longest text first, for `encode(.., parse_special = true)`.
-    control: Vec<(String, u32)>,
+    /// Control tokens, found in text for `encode(.., parse_special = true)`.
+    control: special::Special,
+    /// User-defined tokens: cut out of any text before its encoding.
+    user_defined: special::Special,
     pub bos: Option<u32>,
     /// `tokenizer.ggml.add_bos_token`: a prompt starts with `bos` (Gemma's files say so,
     /// SmolLM2's say not). A file without the key gets none.
@@ -133,14 +139,8 @@ impl Tokenizer {
                 )))
             }
         };
-        let mut control: Vec<(String, u32)> = tokens
-            .iter()
-            .zip(&types)
-            .enumerate()
-            .filter(|(_, (_, &ty))| ty == CONTROL)
-            .map(|(i, (t, _))| (t.clone(), i as u32))
-            .collect();
-        control.sort_by_key(|(t, _)| std::cmp::Reverse(t.len()));
+        let control = special::Special::new(&tokens, &types, CONTROL);
+        let user_defined = special::Special::new(&tokens, &types, USER_DEFINED);
         let bytes = tokens
             .iter()
             .zip(&types)
@@ -158,6 +158,7 @@ impl Tokenizer {
             kind,
             bytes,
             control,
+            user_defined,
             bos: id("tokenizer.ggml.bos_token_id")?,
             add_bos: match md.get("tokenizer.ggml.add_bos_token") {
                 None => false,
@@ -186,7 +187,7 @@ impl Tokenizer {
                 for piece in self.split_control(text) {
                     match piece {
                         Piece::Text(plain) => self.extend_plain(&mut ids, plain)?,
-                        Piece::Control(id) => ids.push(id),
+                        Piece::Token(id) => ids.push(id),
                     }
                 }
             }
@@ -198,34 +199,24 @@ impl Tokenizer {
     /// `text` cut at the written-out control tokens it holds, the longest first where two
     /// start at the same place.
     pub fn split_control<'a>(&self, text: &'a str) -> Vec<Piece<'a>> {
-        let mut pieces = Vec::new();
-        let mut rest = text;
-        while !rest.is_empty() {
-            let next = self
-                .control
-                .iter()
-                .filter_map(|(t, id)| rest.find(t.as_str()).map(|at| (at, t.len(), *id)))
-                .min_by_key(|&(at, len, _)| (at, std::cmp::Reverse(len)));
-            let Some((at, len, id)) = next else {
-                pieces.push(Piece::Text(rest));
-                break;
-            };
-            if at > 0 {
-                pieces.push(Piece::Text(&rest[..at]));
-            }
-            pieces.push(Piece::Control(id));
-            rest = &rest[at + len..];
-        }
-        pieces
+        self.control.split(text)
     }
 
-    /// Appends `plain`'s ids to `ids`, all of it as ordinary text. SentencePiece's leading
-    /// space goes where the input starts or a control token ended.
+    /// Appends `plain`'s ids to `ids`, all of it as ordinary text: its user-defined tokens
+    /// (which SentencePiece and llama.cpp always cut out first, typed or not: Gemma's "    "
+    /// of indented code is one token) as such, the text between them encoded. SentencePiece's
+    /// leading space goes where the input starts or a control or user-defined token ended,
+    /// as in llama.cpp.
     pub fn extend_plain(&self, ids: &mut Vec<u32>, plain: &str) -> Result<()> {
-        if !plain.is_empty() {
-            match &self.pieces {
-                Pieces::Bpe(b) => ids.extend(b.encode(plain)?),
-                Pieces::Spm(s) => ids.extend(s.encode(plain, ids.last().is_none_or(|&l| self.is_control(l)))),
+        for piece in self.user_defined.split(plain) {
+            match (piece, &self.pieces) {
+                (Piece::Token(id), _) => ids.push(id),
+                (Piece::Text(text), Pieces::Bpe(b)) => ids.extend(b.encode(text)?),
+                (Piece::Text(text), Pieces::Spm(s)) => {
+                    let after_token =
+                        ids.last().is_none_or(|&l| self.control.contains(l) || self.user_defined.contains(l));
+                    ids.extend(s.encode(text, after_token));
+                }
             }
         }
         Ok(())
@@ -248,7 +239,7 @@ impl Tokenizer {
     }
 
     pub fn is_control(&self, id: u32) -> bool {
-        self.control.iter().any(|&(_, c)| c == id)
+        self.control.contains(id)
     }
 
     pub fn decode(&self, ids: &[u32]) -> String {
@@ -263,7 +254,7 @@ impl Tokenizer {
 
     /// The id of a control token such as `<|im_start|>`.
     pub fn control_id(&self, text: &str) -> Option<u32> {
-        self.control.iter().find(|(t, _)| t == text).map(|&(_, id)| id)
+        self.control.id(text)
     }
 }
 
