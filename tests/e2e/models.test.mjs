@@ -217,3 +217,43 @@ test("a crash while a device file runs says the file must be opened again, and t
   const ours = await continueRaw(4);
   assert.equal(ours.tokens, 4, "the built-in model generates");
 });
+
+/** SmolLM2's file with its chat template replaced, in place, by `template` padded with a
+ * Jinja comment to the same length, so that nothing after it moves. */
+function withTemplate(template) {
+  const bytes = Buffer.from(readFileSync(SMOLLM2));
+  const key = Buffer.from("tokenizer.chat_template");
+  const at = bytes.indexOf(key);
+  assert.ok(at > 0 && bytes.readUInt32LE(at + key.length) === 8, "the key, then its type: a string");
+  const length = Number(bytes.readBigUInt64LE(at + key.length + 4));
+  const start = at + key.length + 12;
+  const padding = length - Buffer.byteLength(template) - 4;
+  assert.ok(padding >= 0, `the template fits in ${length} bytes`);
+  bytes.write(template + "{#" + " ".repeat(padding) + "#}", start, "utf8");
+  return bytes;
+}
+
+test("a device file whose chat template hoards memory stops the engine with a sentence naming the template, and the built-in model takes over", { timeout: 4 * MINUTE }, async () => {
+  // Six doublings of a megabyte: 64 MB held in a few steps, past the 32 MiB a template may hold.
+  const hoard = "{% set a = 'x' * 1000000 %}{% set b = a ~ a %}{% set c = b ~ b %}{% set d = c ~ c %}" +
+    "{% set e = d ~ d %}{% set f = e ~ e %}{% set g = f ~ f %}{{ g|length }}";
+  const file = join(await mkdtemp(join(tmpdir(), "models-test-")), "hoard.gguf");
+  await writeFile(file, withTemplate(hoard));
+  await page.setInputFiles(sel("open-gguf"), file);
+  await page.waitForSelector(sel("load-gguf"), { timeout: MINUTE });
+  await page.click(sel("load-gguf"));
+  await loaded("hoard.gguf", 2 * MINUTE);
+  // Raw text does not use the template: the file runs.
+  assert.equal((await continueRaw(2)).tokens, 2);
+  await newConversation(page);
+  await page.check(sel("mode-chat"));
+  await page.fill(sel("prompt"), "Hi");
+  await page.click(sel("generate"));
+  // The notice of the crash test before may still be shown: wait for this file's.
+  await page.waitForFunction(() => /hoard\.gguf, opened from this device/.test(document.querySelector("[data-testid=engine-notice]")?.textContent ?? ""), null, { timeout: MINUTE });
+  const notice = await text("engine-notice");
+  assert.match(notice, /stopped unexpectedly \(the chat template needed more than 32 MiB of memory, the most it may hold \(/);
+  assert.match(notice, /while running hoard\.gguf, opened from this device/);
+  await loaded("SmolLM2-135M-Instruct");
+  assert.equal((await continueRaw(4)).tokens, 4, "the built-in model generates");
+});
