@@ -5,6 +5,7 @@
 //! loading the other built-in model from here and running again, the table holds both.
 
 use super::base_instruct_runs::{self as saved, Given, ModelRuns, Row, Runs, ANCHOR};
+use super::compare::describe;
 use super::live::Live;
 use crate::bridge::{Bridge, ModelStatus};
 use crate::model_choice::Choice;
@@ -13,11 +14,11 @@ use crate::protocol::{Request, Response};
 use crate::ui::field::count_input;
 use crate::ui::store;
 use crate::ui::token_text::visible;
-use engine::sampler::order_text;
 use engine::StopReason;
 use leptos::prelude::*;
 
 const MAX_TOKENS: (usize, usize, usize) = (1, 32, 128);
+const COLUMNS: [&str; 6] = ["Model", "Given as", "The prompt as the model saw it", "Its continuation", "Tokens", "Why it stopped"];
 
 /// The panel's runs, which the lesson's exercise reads too, and the item they are kept in.
 #[derive(Clone, Copy)]
@@ -264,14 +265,7 @@ pub fn BaseInstructPanel() -> impl IntoView {
                 view! {
                     <div class="table-scroll"><table data-testid="base-instruct-table">
                         <thead>
-                            <tr>
-                                <th scope="col">"Model"</th>
-                                <th scope="col">"Given as"</th>
-                                <th scope="col">"The prompt as the model saw it"</th>
-                                <th scope="col">"Its continuation"</th>
-                                <th scope="col">"Tokens"</th>
-                                <th scope="col">"Why it stopped"</th>
-                            </tr>
+                            <tr>{COLUMNS.map(|c| view! { <th scope="col">{c}</th> }).collect_view()}</tr>
                         </thead>
                         <tbody>
                             {all.models.iter().map(|m| model_rows(m, &now.get())).collect_view()}
@@ -294,10 +288,11 @@ fn model_rows(runs: &ModelRuns, now: &Given) -> impl IntoView {
                 {(!differs.is_empty()).then(|| view! {
                     <span class="notice" data-testid="base-instruct-other">
                         {format!(
-                            " Made with {} than the lesson's now, so not comparable with rows made with those: prompt “{}”, {}, N = {}.",
+                            " Made with {} than the lesson's now, so not comparable with rows made with those: prompt “{}”, {}, seed {}, N = {}.",
                             differs.join(" and "),
                             runs.given.prompt,
-                            settings_text(&runs.given),
+                            describe(&runs.given.settings),
+                            runs.given.settings.seed,
                             runs.given.max_tokens
                         )}
                     </span>
@@ -341,19 +336,4 @@ fn row_cells(row: &Row, max_tokens: usize) -> impl IntoView {
         <td data-testid="base-instruct-tokens">{row.tokens}</td>
         <td data-testid="base-instruct-stop-reason" data-stop=format!("{:?}", row.stop)>{stop}</td>
     }
-}
-
-/// "T 0.80, top-k 40, top-p 0.95, min-p 0.05, penalty 1.00, seed 42, order …".
-fn settings_text(given: &Given) -> String {
-    let s = &given.settings;
-    format!(
-        "T {:.2}, top-k {}, top-p {:.2}, min-p {:.2}, penalty {:.2}, seed {}, order {}",
-        s.temperature,
-        s.top_k,
-        s.top_p,
-        s.min_p,
-        s.repeat_penalty,
-        s.seed,
-        order_text(&s.order)
-    )
 }

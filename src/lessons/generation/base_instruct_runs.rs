@@ -173,14 +173,7 @@ pub fn record(runs: &Runs, id: &str) -> Record {
 
 /// The runs a record holds, or why it cannot be read.
 pub fn read(record: &Record) -> Result<Runs, String> {
-    let saved: Saved = serde_json::from_value(record.body.clone())
-        .map_err(|e| format!("It is not a Lesson 1 comparison this version reads ({e})."))?;
-    if saved.format != FORMAT || saved.version != VERSION {
-        return Err(format!(
-            "It is not a Lesson 1 comparison this version reads (format “{}” version {}; expected “{FORMAT}” version {VERSION}).",
-            saved.format, saved.version
-        ));
-    }
+    let saved: Saved = store::read_body(&record.body, FORMAT, VERSION, "a Lesson 1 base and instruct comparison")?;
     saved.runs.check()?;
     Ok(saved.runs)
 }
