@@ -334,7 +334,7 @@ test("each exercise's check passes on a right state and fails on a wrong one", {
   assert.equal(await page.getAttribute("[data-testid=exercise-ex-deterministic]", "data-done"), "true");
   await set({ temperature: 0 });
   assert.equal(await exercise("ex-deterministic"), "true");
-  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 4/);
+  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 5/);
 });
 
 test("a link with settings reproduces them, and progress survives the reload", { timeout: 4 * MINUTE }, async () => {
@@ -363,7 +363,7 @@ test("a link with settings reproduces them, and progress survives the reload", {
     for (const key of ["logit", "softmax", "prob"]) assert.ok(close(b[key], shown[i][key], 1e-3), `${key} of ${b.id}: ${b[key]} vs ${shown[i][key]}`);
   }
   assert.equal(await page.$("[data-testid=url-notice]"), null);
-  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 4/);
+  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 5/);
 });
 
 test("bad values in a link are clamped with a visible notice, and the page works", { timeout: 4 * MINUTE }, async () => {
@@ -502,7 +502,7 @@ test("base and instruct, same prompt: SmolLM2 as a chat and as raw text, Gemma l
   const PROMPT = "The capital of France is";
   await open(`?prompt=${encodeURIComponent(PROMPT)}&temperature=0&seed=7`);
   assert.equal(await page.textContent("[data-testid=model-name]"), "SmolLM2-135M-Instruct");
-  assert.equal(await exercise("base-and-instruct"), "false");
+  assert.equal(await exercise("ex-base-and-instruct"), "false");
   // N out of its range is refused with the range, and the panel keeps its N.
   await set({ "base-instruct-max-tokens": 500 });
   assert.equal(await page.textContent("[data-testid=base-instruct-max-tokens-error]"), "Not used: 500 is not a whole number from 1 to 128. Still 32.");
@@ -523,7 +523,7 @@ test("base and instruct, same prompt: SmolLM2 as a chat and as raw text, Gemma l
     assert.ok(r.stop === "MaxTokens" ? r.tokens === 12 : r.stop === "EndOfTurn", `${r.way}: ${r.stop} after ${r.tokens}`);
   }
   assert.notEqual(chat.text, raw.text, "the chat answer and the raw continuation differ");
-  assert.match(await page.textContent("[data-testid=exercise-base-and-instruct] [data-testid=verdict]"), /SmolLM2-135M-Instruct \(an instruct model\) only/);
+  assert.match(await page.textContent("[data-testid=exercise-ex-base-and-instruct] [data-testid=verdict]"), /SmolLM2-135M-Instruct \(an instruct model\) only/);
 
   // The other built-in model, loaded from the panel: the lesson starts again on it, from the
   // prompt (SmolLM2's token ids would be other tokens to Gemma).
@@ -547,8 +547,8 @@ test("base and instruct, same prompt: SmolLM2 as a chat and as raw text, Gemma l
   assert.equal(gemmaRaw.seen, `<bos>${PROMPT}`, "Gemma's file asks for its BOS token before raw text");
   assert.ok(gemmaRaw.text.trim().length > 0 && gemmaRaw.tokens <= 12);
   assert.notEqual(gemmaRaw.text, raw.text, "Gemma continues otherwise than SmolLM2");
-  await page.waitForSelector("[data-testid=exercise-base-and-instruct][data-pass=true]");
-  assert.match(await page.textContent("[data-testid=exercise-base-and-instruct] [data-testid=verdict]"), /Gemma 3 270M \(a base model\) and SmolLM2-135M-Instruct \(an instruct model\) were given “The capital of France is”/);
+  await page.waitForSelector("[data-testid=exercise-ex-base-and-instruct][data-pass=true]");
+  assert.match(await page.textContent("[data-testid=exercise-ex-base-and-instruct] [data-testid=verdict]"), /Gemma 3 270M \(a base model\) and SmolLM2-135M-Instruct \(an instruct model\) were given “The capital of France is”/);
 
   // Stop: the run ends at once, and the rows it would have replaced stay.
   await set({ "base-instruct-max-tokens": 128 });
@@ -570,7 +570,7 @@ test("base and instruct, same prompt: SmolLM2 as a chat and as raw text, Gemma l
   await modelLoaded(page, "Gemma 3 270M");
   await page.waitForFunction(() => document.querySelectorAll("[data-testid=base-instruct-row]").length === 4, null, { timeout: MINUTE });
   assert.deepEqual(await baseInstructRows(), both, "the same rows, with the panel's N back at the runs' own");
-  await page.waitForSelector("[data-testid=exercise-base-and-instruct][data-pass=true][data-done=true]");
+  await page.waitForSelector("[data-testid=exercise-ex-base-and-instruct][data-pass=true][data-done=true]");
 
   // Saved work lists it, with both models, and opens it in the panel.
   await page.goto(server.url + "/saved");
