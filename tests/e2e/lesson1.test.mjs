@@ -579,9 +579,16 @@ test("base and instruct, same prompt: SmolLM2 as a chat and as raw text, Gemma l
   assert.equal(await page.locator(item).count(), 1);
   assert.equal(await page.textContent(`${item} [data-testid=saved-model]`), `${SMOLLM2}, ${GEMMA}`);
   assert.equal(await page.textContent(`${item} h2`), "Base and instruct, same prompt and settings: SmolLM2-135M-Instruct (instruct model), Gemma 3 270M (base model)");
+  await page.goto(server.url + "/learn/generation");
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=base-instruct-row]").length === 4, null, { timeout: 2 * MINUTE });
+  assert.deepEqual((await baseInstructRows()).map((r) => r.current), ["false", "false", "false", "false"], "the lesson's default prompt is another prompt");
+  await page.goto(server.url + "/saved");
+  await page.waitForSelector("[data-testid=saved-list][aria-busy=false]", { state: "attached" });
+  // Open goes to the panel with the runs' own prompt and settings.
   await page.click(`${item} [data-testid=open-saved]`);
-  await page.waitForURL(/\/learn\/generation#base-instruct$/);
-  await page.waitForFunction(() => document.querySelectorAll("[data-testid=base-instruct-row]").length === 4, null, { timeout: MINUTE });
+  await page.waitForURL(/\/learn\/generation\?temperature=0&.*&seed=7&prompt=The%20capital%20of%20France%20is&.*#base-instruct$/);
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=base-instruct-row]").length === 4, null, { timeout: 2 * MINUTE });
+  assert.deepEqual((await baseInstructRows()).map((r) => r.current), ["true", "true", "true", "true"]);
 
   // The playground, on a base model, links to the panel with its own prompt.
   await page.goto(server.url + "/playground");

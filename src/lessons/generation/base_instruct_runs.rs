@@ -7,6 +7,7 @@
 
 use crate::model_choice::Choice;
 use crate::routes::Lesson;
+use crate::ui::settings_query::to_query;
 use crate::ui::store::{self, Record};
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
@@ -213,11 +214,13 @@ pub fn restore(problem: RwSignal<Option<String>>, restored: impl FnOnce(String, 
     });
 }
 
-/// For Saved work's Open: points the panel at the record, and gives the panel's address.
+/// For Saved work's Open: points the panel at the record, and gives the panel's address with
+/// the prompt and settings of the runs made last, so that the lesson shows them as they were.
 pub async fn open(record: &Record) -> Result<String, String> {
-    read(record)?;
+    let runs = read(record)?;
     store::set_pointer(POINTER, &record.id).await?;
-    Ok(format!("{}#{ANCHOR}", Lesson::Generation.path()))
+    let query = runs.models.last().map_or_else(String::new, |m| format!("?{}", to_query(&m.given.settings, &m.given.prompt)));
+    Ok(format!("{}{query}#{ANCHOR}", Lesson::Generation.path()))
 }
 
 #[cfg(test)]
