@@ -128,6 +128,10 @@ pub enum Request {
         runs: Vec<SamplerSettings>,
         max_tokens: usize,
     },
+    /// What the model is given for `prompt` (`chat`: through the chat template; else raw
+    /// text, after the BOS token when the file asks for one): its tokens written out as text,
+    /// control tokens included. The session is not touched. Answered by `PromptText`.
+    PromptText { prompt: String, chat: bool },
     // Lesson 3
     /// Run the bundled tasks chosen by `experiment` under each of its strategies. Answered by
     /// `ExperimentProgress`… and `ExperimentItem`… (with `ExperimentDepth`, and
@@ -389,6 +393,8 @@ pub enum Response {
     },
     /// Every continuation of a `Continue` has been sent.
     Continued,
+    /// The prompt a `PromptText` asked about, as the model sees it, and its token count.
+    PromptText { text: String, tokens: usize },
     // Lesson 3
     /// `done` of `total` task runs (a task under one strategy) are finished; the running
     /// one has generated `tokens` so far.

@@ -1,8 +1,9 @@
 //! `/saved`: the learner's saved work (`ui/store.rs`): every playground conversation,
-//! Lesson 2 measurement and Lesson 3 run kept in this browser, with its date and model, to open or delete, and all
+//! Lesson 1 base and instruct comparison, Lesson 2 measurement and Lesson 3 run kept in this browser, with its date and model, to open or delete, and all
 //! of it exported to or imported from one JSON file. An item this version cannot read
 //! (saved by another version of the site) is listed as unreadable, with the reason.
 
+use crate::lessons::generation::base_instruct_runs;
 use crate::lessons::reasoning::saved_runs;
 use crate::lessons::stages::saved_measurements;
 use crate::playground::persist;
@@ -32,6 +33,7 @@ fn check(record: &Record) -> Result<(), String> {
         persist::KIND => persist::read(record).map(|_| ()),
         saved_runs::KIND => saved_runs::read(record).map(|_| ()),
         saved_measurements::KIND => saved_measurements::read(record).map(|_| ()),
+        base_instruct_runs::KIND => base_instruct_runs::read(record).map(|_| ()),
         other => Err(format!("Its kind “{other}” is not one this version knows.")),
     }
 }
@@ -41,6 +43,7 @@ fn kind_name(kind: &str) -> &'static str {
         persist::KIND => "Playground conversation",
         saved_runs::KIND => "Lesson 3 run",
         saved_measurements::KIND => "Lesson 2 measurement",
+        base_instruct_runs::KIND => "Lesson 1 base and instruct",
         _ => "Unknown kind",
     }
 }
@@ -167,7 +170,7 @@ pub fn Saved() -> impl IntoView {
         <article class="saved">
             <h1>"Saved work"</h1>
             <p class="lead">
-                "Your playground conversations (every branch, with their settings), Lesson 2's measurements that take seconds (prefill and decode, threads, the prompt-length sweep) and Lesson 3's finished runs are kept in this browser, on this device only, as you work. Export them to a file to keep them elsewhere or move them to another browser; import such a file here."
+                "Your playground conversations (every branch, with their settings), Lesson 1's base and instruct comparison, Lesson 2's measurements that take seconds (prefill and decode, threads, the prompt-length sweep) and Lesson 3's finished runs are kept in this browser, on this device only, as you work. Export them to a file to keep them elsewhere or move them to another browser; import such a file here."
             </p>
             <div class="save-load">
                 <button type="button" data-testid="export-saved" on:click=export>"Export all (JSON)"</button>
@@ -183,7 +186,7 @@ pub fn Saved() -> impl IntoView {
             <Show when=move || entries.with(|e| e.as_ref().is_some_and(Vec::is_empty))>
                 <p data-testid="saved-empty">
                     "Nothing is saved yet. A conversation in the " <a href="playground">"playground"</a>
-                    " is saved as you go, and so is each finished measurement of " <a href="learn/stages">"Lesson 2"</a> " and run of " <a href="learn/reasoning">"Lesson 3"</a> " (a run you leave while it runs keeps the tasks it finished)."
+                    " is saved as you go, and so are the base and instruct runs of " <a href="learn/generation">"Lesson 1"</a> ", each finished measurement of " <a href="learn/stages">"Lesson 2"</a> " and run of " <a href="learn/reasoning">"Lesson 3"</a> " (a run you leave while it runs keeps the tasks it finished)."
                 </p>
             </Show>
         </article>
@@ -229,6 +232,7 @@ fn item(
                             }
                             // Its lab shows the measurement its pointer names.
                             saved_measurements::KIND => saved_measurements::open(&record).await,
+                            base_instruct_runs::KIND => base_instruct_runs::open(&record).await,
                             _ => Ok("/learn/reasoning".to_string()),
                         };
                         let path = match path {

@@ -13,9 +13,11 @@ use super::persist::{self, keep_saved, new_conversation, open_imported, restore,
 use super::presets::playground_defaults;
 use super::saved::{from_json, to_json};
 use super::transcript::Transcript;
-use crate::routes::set_title;
+use crate::routes::{href, set_title, Lesson};
 use crate::bridge::{Bridge, ModelStatus};
+use crate::lessons::generation::base_instruct_runs::ANCHOR;
 use crate::ui::address_bar;
+use crate::ui::settings_query::to_query;
 use crate::ui::download::{chosen_file, download};
 use crate::ui::store;
 use engine::chat::DEFAULT_SYSTEM_PROMPT;
@@ -180,6 +182,11 @@ pub fn Playground() -> impl IntoView {
                                 started().then_some("A conversation keeps its mode: start a new conversation to change it.")
                             }}
                         </small>
+                        <Show when=move || base() || !chat.chat.get()>
+                            <a data-testid="base-instruct-link" href=move || base_instruct_link(chat)>
+                                "Compare a base and an instruct model on this prompt, as a chat message and as raw text (Lesson 1)"
+                            </a>
+                        </Show>
                     </fieldset>
                     <Show when=move || chat.chat.get()>
                         <div class="system">
@@ -257,4 +264,14 @@ fn SaveLoad() -> impl IntoView {
             })}
         </section>
     }
+}
+
+/// Lesson 1's "Base and instruct" panel with the playground's settings and prompt: the prompt
+/// box, or when it is empty the last text sent.
+fn base_instruct_link(chat: Chat) -> String {
+    let prompt = match chat.prompt.get() {
+        p if !p.trim().is_empty() => p,
+        _ => chat.conversation.with(|c| c.exchanges.last().map(|e| e.user.clone()).unwrap_or_default()),
+    };
+    href(&format!("{}?{}#{ANCHOR}", Lesson::Generation.path(), to_query(&chat.settings.get(), &prompt)))
 }

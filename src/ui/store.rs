@@ -71,6 +71,27 @@ impl Record {
     }
 }
 
+/// A feature's body (`Record::body`), which names its own `format` and `version` beside what
+/// it holds, read as `T`; what this version cannot read is an error that says why, naming
+/// the item as `what` ("a Lesson 2 measurement").
+pub fn read_body<T: serde::de::DeserializeOwned>(body: &serde_json::Value, format: &str, version: u32, what: &str) -> Result<T, String> {
+    #[derive(Deserialize)]
+    struct Named {
+        format: String,
+        version: u32,
+    }
+    let unreadable = |why: String| format!("It is not {what} this version reads ({why}).");
+    let content = serde_json::from_value(body.clone()).map_err(|e| unreadable(e.to_string()))?;
+    let named: Named = serde_json::from_value(body.clone()).map_err(|e| unreadable(e.to_string()))?;
+    if named.format != format || named.version != version {
+        return Err(unreadable(format!(
+            "format “{}” version {}; expected “{format}” version {version}",
+            named.format, named.version
+        )));
+    }
+    Ok(content)
+}
+
 /// A stored item as it was read: its key and the record, or why it cannot be read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {

@@ -68,6 +68,7 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             runs,
             max_tokens,
         } => lesson_one::continuations(id, &prompt, chat, &runs, max_tokens).await,
+        Request::PromptText { prompt, chat } => lesson_one::prompt_text(&prompt, chat),
         Request::RunExperiment { experiment } => lesson_three::run_experiment(id, experiment).await,
         Request::Cancel { .. } => unreachable!("handled above"),
         // Lesson 2

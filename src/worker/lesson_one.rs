@@ -1,6 +1,6 @@
 //! Lesson 1's requests: look at the next-token logits, then step, force or rewind one
-//! token at a time in the same session; the vocabulary's texts; and whole continuations
-//! for the comparison of two settings.
+//! token at a time in the same session; the vocabulary's texts; whole continuations for
+//! the comparison of two settings and of base and instruct; and a prompt as the model sees it.
 
 use super::{
     generate, generate::prefill, post::post, prompt::prompt_ids, state, yield_now::yield_now,
@@ -161,6 +161,19 @@ pub async fn continuations(
         }
     }
     Ok(Response::Continued)
+}
+
+/// The ids `prompt` becomes (the same rule as every request's), written back out as text:
+/// what the model is really given, the chat template's text and control tokens included.
+pub fn prompt_text(prompt: &str, chat: bool) -> Result<Response, String> {
+    state::with(|s| {
+        let model = s.model()?;
+        let ids = prompt_ids(model, prompt, chat)?;
+        Ok(Response::PromptText {
+            text: model.tokenizer.decode(&ids),
+            tokens: ids.len(),
+        })
+    })
 }
 
 /// Computes the context's missing tokens in slices; an error if the request lost the session.

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate } from "./session.mjs";
+import { MINUTE, modelLoaded, openSession, playgroundGenerate } from "./session.mjs";
 
 const LESSON = "/learn/generation";
 
@@ -334,7 +334,7 @@ test("each exercise's check passes on a right state and fails on a wrong one", {
   assert.equal(await page.getAttribute("[data-testid=exercise-ex-deterministic]", "data-done"), "true");
   await set({ temperature: 0 });
   assert.equal(await exercise("ex-deterministic"), "true");
-  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 4/);
+  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 5/);
 });
 
 test("a link with settings reproduces them, and progress survives the reload", { timeout: 4 * MINUTE }, async () => {
@@ -363,7 +363,7 @@ test("a link with settings reproduces them, and progress survives the reload", {
     for (const key of ["logit", "softmax", "prob"]) assert.ok(close(b[key], shown[i][key], 1e-3), `${key} of ${b.id}: ${b[key]} vs ${shown[i][key]}`);
   }
   assert.equal(await page.$("[data-testid=url-notice]"), null);
-  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 4/);
+  assert.match(await page.textContent("[data-testid=exercise-progress]"), /Solved: 4 of 5/);
 });
 
 test("bad values in a link are clamped with a visible notice, and the page works", { timeout: 4 * MINUTE }, async () => {
@@ -468,6 +468,142 @@ test("the lesson fits a 390 px wide screen", { timeout: MINUTE }, async () => {
   } finally {
     await page.setViewportSize({ width: 1200, height: 900 });
   }
+});
+
+/** The base and instruct panel's rows: one per model and way in, with what each shows. */
+const baseInstructRows = () =>
+  page.$$eval("[data-testid=base-instruct-row]", (els) =>
+    els.map((el) => ({
+      model: el.dataset.model,
+      base: el.dataset.base,
+      way: el.dataset.way,
+      current: el.dataset.current,
+      seen: el.querySelector("[data-testid=base-instruct-seen]")?.textContent ?? null,
+      seenTokens: Number(el.querySelector("[data-testid=base-instruct-seen]")?.dataset.tokens ?? NaN),
+      text: el.querySelector("[data-testid=base-instruct-text]")?.textContent ?? null,
+      tokens: Number(el.querySelector("[data-testid=base-instruct-tokens]")?.textContent ?? NaN),
+      stop: el.querySelector("[data-testid=base-instruct-stop-reason]")?.dataset.stop ?? null,
+      noChat: el.querySelector("[data-testid=base-instruct-no-chat]")?.textContent ?? null,
+    })),
+  );
+
+/** Runs the panel and waits until its run is over and the lesson's stepping run is back. */
+async function runBaseInstruct() {
+  await page.click("[data-testid=base-instruct-run]");
+  await page.waitForSelector("[data-testid=base-instruct-stop]:disabled", { timeout: 4 * MINUTE });
+  await page.waitForSelector("[data-testid=base-instruct-run]:enabled", { timeout: MINUTE });
+  await idle();
+}
+
+const SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1";
+const GEMMA = "gemma-3-270m.Q4_K_M";
+
+test("base and instruct, same prompt: SmolLM2 as a chat and as raw text, Gemma loaded from the panel as raw text; the exercise, a reload and Saved work keep them", { timeout: 12 * MINUTE }, async () => {
+  const PROMPT = "The capital of France is";
+  await open(`?prompt=${encodeURIComponent(PROMPT)}&temperature=0&seed=7`);
+  assert.equal(await page.textContent("[data-testid=model-name]"), "SmolLM2-135M-Instruct");
+  assert.equal(await exercise("ex-base-and-instruct"), "false");
+  // N out of its range is refused with the range, and the panel keeps its N.
+  await set({ "base-instruct-max-tokens": 500 });
+  assert.equal(await page.textContent("[data-testid=base-instruct-max-tokens-error]"), "Not used: 500 is not a whole number from 1 to 128. Still 32.");
+  await set({ "base-instruct-max-tokens": 12 });
+
+  await runBaseInstruct();
+  const smollm2 = await baseInstructRows();
+  assert.deepEqual(smollm2.map((r) => [r.model, r.way, r.base, r.current]), [[SMOLLM2, "chat", "false", "true"], [SMOLLM2, "raw", "false", "true"]]);
+  const [chat, raw] = smollm2;
+  // What the model saw: the template's text around the message, or the words alone.
+  assert.ok(chat.seen.includes(`<|im_start|>user\n${PROMPT}<|im_end|>\n<|im_start|>assistant\n`), chat.seen);
+  assert.ok(chat.seen.startsWith("<|im_start|>system\n"), "SmolLM2's template adds its system turn");
+  assert.equal(raw.seen, PROMPT, "raw text goes in as written (SmolLM2 asks for no BOS token)");
+  assert.ok(chat.seenTokens > raw.seenTokens + 10, `${chat.seenTokens} against ${raw.seenTokens} tokens`);
+  for (const r of smollm2) {
+    assert.ok(r.text.trim().length > 0, `${r.way}: real text`);
+    assert.ok(r.tokens >= 1 && r.tokens <= 12, `${r.way}: ${r.tokens} tokens`);
+    assert.ok(r.stop === "MaxTokens" ? r.tokens === 12 : r.stop === "EndOfTurn", `${r.way}: ${r.stop} after ${r.tokens}`);
+  }
+  assert.notEqual(chat.text, raw.text, "the chat answer and the raw continuation differ");
+  assert.match(await page.textContent("[data-testid=exercise-ex-base-and-instruct] [data-testid=verdict]"), /SmolLM2-135M-Instruct \(an instruct model\) only/);
+
+  // The other built-in model, loaded from the panel: the lesson starts again on it, from the
+  // prompt (SmolLM2's token ids would be other tokens to Gemma).
+  await step();
+  assert.equal((await strip()).length, 1);
+  await page.click("[data-testid=base-instruct-load-gemma3-270m]");
+  await modelLoaded(page, "Gemma 3 270M");
+  assert.equal(await page.getAttribute("[data-testid=model-ready]", "data-vocab"), "262144");
+  await page.waitForSelector("[data-testid=prob-bar]", { timeout: 2 * MINUTE });
+  await idle();
+  assert.deepEqual(await strip(), [], "the stepping run starts again from the prompt on Gemma");
+  assert.equal(await page.isHidden("[data-testid=base-instruct-load-gemma3-270m]"), true, "no button loads the model loaded now");
+  await runBaseInstruct();
+  const both = await baseInstructRows();
+  assert.deepEqual(both.slice(0, 2), smollm2, "SmolLM2's rows are kept");
+  const [gemmaChat, gemmaRaw] = both.slice(2);
+  assert.deepEqual([gemmaChat.model, gemmaChat.way, gemmaChat.base], [GEMMA, "chat", "true"]);
+  assert.match(gemmaChat.noChat, /^No chat template: Gemma 3 270M is a base model/);
+  assert.equal(gemmaChat.text, null, "and no chat was run");
+  assert.deepEqual([gemmaRaw.model, gemmaRaw.way, gemmaRaw.current], [GEMMA, "raw", "true"]);
+  assert.equal(gemmaRaw.seen, `<bos>${PROMPT}`, "Gemma's file asks for its BOS token before raw text");
+  assert.ok(gemmaRaw.text.trim().length > 0 && gemmaRaw.tokens <= 12);
+  assert.notEqual(gemmaRaw.text, raw.text, "Gemma continues otherwise than SmolLM2");
+  await page.waitForSelector("[data-testid=exercise-ex-base-and-instruct][data-pass=true]");
+  assert.match(await page.textContent("[data-testid=exercise-ex-base-and-instruct] [data-testid=verdict]"), /Gemma 3 270M \(a base model\) and SmolLM2-135M-Instruct \(an instruct model\) were given “The capital of France is”/);
+
+  // Stop: the run ends at once, and the rows it would have replaced stay.
+  await set({ "base-instruct-max-tokens": 128 });
+  await page.click("[data-testid=base-instruct-run]");
+  await page.click("[data-testid=base-instruct-stop]");
+  await page.waitForSelector("[data-testid=base-instruct-run]:enabled", { timeout: MINUTE });
+  assert.equal(await page.textContent("[data-testid=base-instruct-note]"), "Stopped.");
+  await idle();
+  // Rows made with another N than the panel's now are marked, not silently compared.
+  const marked = await baseInstructRows();
+  assert.deepEqual(marked.map((r) => r.current), ["false", "false", "false", "false"]);
+  assert.deepEqual(marked.map((r) => r.text), both.map((r) => r.text), "the stopped run replaced nothing");
+  assert.match(await page.textContent("[data-testid=base-instruct-other] >> nth=0"), /^ Made with another N than the lesson's now/);
+  await set({ "base-instruct-max-tokens": 12 });
+  assert.deepEqual((await baseInstructRows()).map((r) => r.current), ["true", "true", "true", "true"]);
+
+  // A reload keeps both models' rows, and the exercise.
+  await page.reload();
+  await modelLoaded(page, "Gemma 3 270M");
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=base-instruct-row]").length === 4, null, { timeout: MINUTE });
+  assert.deepEqual(await baseInstructRows(), both, "the same rows, with the panel's N back at the runs' own");
+  await page.waitForSelector("[data-testid=exercise-ex-base-and-instruct][data-pass=true][data-done=true]");
+
+  // Saved work lists it, with both models, and opens it in the panel.
+  await page.goto(server.url + "/saved");
+  await page.waitForSelector("[data-testid=saved-list][aria-busy=false]", { state: "attached" });
+  const item = "[data-testid=saved-item][data-kind=base-instruct]";
+  assert.equal(await page.locator(item).count(), 1);
+  assert.equal(await page.textContent(`${item} [data-testid=saved-model]`), `${SMOLLM2}, ${GEMMA}`);
+  assert.equal(await page.textContent(`${item} h2`), "Base and instruct, same prompt and settings: SmolLM2-135M-Instruct (instruct model), Gemma 3 270M (base model)");
+  await page.goto(server.url + "/learn/generation");
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=base-instruct-row]").length === 4, null, { timeout: 2 * MINUTE });
+  assert.deepEqual((await baseInstructRows()).map((r) => r.current), ["false", "false", "false", "false"], "the lesson's default prompt is another prompt");
+  await page.goto(server.url + "/saved");
+  await page.waitForSelector("[data-testid=saved-list][aria-busy=false]", { state: "attached" });
+  // Open goes to the panel with the runs' own prompt and settings.
+  await page.click(`${item} [data-testid=open-saved]`);
+  await page.waitForURL(/\/learn\/generation\?temperature=0&.*&seed=7&prompt=The%20capital%20of%20France%20is&.*#base-instruct$/);
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=base-instruct-row]").length === 4, null, { timeout: 2 * MINUTE });
+  assert.deepEqual((await baseInstructRows()).map((r) => r.current), ["true", "true", "true", "true"]);
+
+  // The playground, on a base model, links to the panel with its own prompt.
+  await page.goto(server.url + "/playground");
+  await modelLoaded(page, "Gemma 3 270M");
+  await page.fill("[data-testid=prompt]", "Once upon a time");
+  const href = await page.getAttribute("[data-testid=base-instruct-link]", "href");
+  assert.match(href, /^\/learn\/generation\?temperature=.*&prompt=Once%20upon%20a%20time&.*#base-instruct$/);
+  await page.click("[data-testid=base-instruct-link]");
+  await page.waitForSelector("[data-testid=prob-bar]", { timeout: 2 * MINUTE });
+  await idle();
+  assert.equal(await page.inputValue("[data-testid=prompt]"), "Once upon a time");
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=base-instruct-row]").length === 4, null, { timeout: MINUTE });
+  assert.deepEqual((await baseInstructRows()).map((r) => r.current), ["false", "false", "false", "false"], "made with another prompt");
+  assert.match(await page.textContent("[data-testid=base-instruct-other] >> nth=0"), /another prompt/);
+
 });
 
 test("no errors reached the console, and no request left the origin", () => {

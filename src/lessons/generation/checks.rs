@@ -1,7 +1,9 @@
 //! Whether each exercise is solved by the live state: the settings on screen and the
-//! distribution they give on the model's current logits. Each verdict says why.
+//! distribution they give on the model's current logits, or the runs the base and instruct
+//! panel holds. Each verdict says why.
 
 use crate::ui::format::{count, prob};
+use super::base_instruct_runs::{ModelRuns, Runs};
 use super::snapshot::Snapshot;
 use crate::ui::exercise::Verdict;
 use engine::sampler::SamplerSettings;
@@ -9,13 +11,15 @@ use engine::sampler::SamplerSettings;
 /// How many repeated draws show that a seed reproduces its output.
 pub const REPEATS_NEEDED: usize = 3;
 
-/// The check for exercise `id`, or `None` for an exercise this page does not know.
-pub fn check(id: &str, s: &SamplerSettings, snap: &Snapshot, repeats: usize) -> Option<Verdict> {
-    let verdict = match id {
-        "ex-varied-but-plausible" => varied(s, snap),
-        "ex-deterministic" => deterministic(s, repeats),
-        "ex-top-k-three" => top_k_three(s, snap),
-        "ex-top-p-ninety" => top_p_ninety(s, snap),
+/// The check for exercise `id`, or `None` for an exercise this page does not know or whose
+/// distribution is not there yet.
+pub fn check(id: &str, s: &SamplerSettings, snap: Option<&Snapshot>, repeats: usize, runs: &Runs) -> Option<Verdict> {
+    let verdict = match (id, snap) {
+        ("ex-base-and-instruct", _) => base_and_instruct(runs),
+        ("ex-deterministic", Some(_)) => deterministic(s, repeats),
+        ("ex-varied-but-plausible", Some(snap)) => varied(s, snap),
+        ("ex-top-k-three", Some(snap)) => top_k_three(s, snap),
+        ("ex-top-p-ninety", Some(snap)) => top_p_ninety(s, snap),
         _ => return None,
     };
     Some(Verdict::from(verdict))
@@ -134,5 +138,42 @@ fn top_p_ninety(s: &SamplerSettings, snap: &Snapshot) -> Result<String, String> 
         count(snap.eligible),
         prob(mass),
         prob(without_last)
+    ))
+}
+
+fn base_and_instruct(runs: &Runs) -> Result<String, String> {
+    let Some((base, instruct)) = runs.matched() else {
+        let kinds: Vec<String> = runs
+            .models
+            .iter()
+            .map(|m| format!("{} ({})", m.name, if m.base { "a base model" } else { "an instruct model" }))
+            .collect();
+        return Err(match (runs.models.iter().any(|m| m.base), runs.models.iter().any(|m| !m.base)) {
+            (false, false) => "The panel “Base and instruct, same prompt” holds no run yet: run it.".into(),
+            (true, true) => format!(
+                "The panel holds runs of {}, but they were given different prompts, settings or N: run again so that both are given the same.",
+                kinds.join(" and ")
+            ),
+            (base, _) => format!(
+                "The panel holds runs of {} only: load {} from it and run the same prompt and settings.",
+                kinds.join(" and "),
+                if base { "an instruct model" } else { "a base model" }
+            ),
+        });
+    };
+    let ending = |m: &ModelRuns, chat: bool| {
+        m.row(chat).map_or(String::new(), |r| {
+            let how = if r.stop == engine::StopReason::EndOfTurn { "ending its turn" } else { "reaching N" };
+            format!("{} tokens, {how}", r.tokens)
+        })
+    };
+    Ok(format!(
+        "{} (a base model) and {} (an instruct model) were given “{}” with the same settings and seed. The instruct model as a chat: {}; as raw text: {}; the base model as raw text: {}. Compare what each wrote.",
+        base.name,
+        instruct.name,
+        base.given.prompt,
+        ending(instruct, true),
+        ending(instruct, false),
+        ending(base, false)
     ))
 }

@@ -281,7 +281,8 @@ fn side_results(side: Side) -> impl IntoView {
     }
 }
 
-fn describe(s: &SamplerSettings) -> String {
+/// "T 0.70, top-p 0.90": the settings that are on.
+pub fn describe(s: &SamplerSettings) -> String {
     let mut parts = vec![format!("T {:.2}", s.temperature)];
     if s.top_k > 0 {
         parts.push(format!("top-k {}", s.top_k));

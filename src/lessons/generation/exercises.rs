@@ -1,6 +1,7 @@
 //! "Try it": the lesson's exercises (from its Markdown), each checked live against the
 //! page's state, with its hint and model answer, and the learner's progress.
 
+use super::base_instruct::BaseInstruct;
 use super::checks::check;
 use crate::ui::exercise::Verdict;
 use super::live::Live;
@@ -13,6 +14,7 @@ use std::collections::BTreeSet;
 #[component]
 pub fn Exercises(list: Vec<Exercise>) -> impl IntoView {
     let lesson = expect_context::<Live>();
+    let base_instruct = expect_context::<BaseInstruct>();
     let done = RwSignal::new(progress::load());
     let total = list.len();
     view! {
@@ -32,19 +34,19 @@ pub fn Exercises(list: Vec<Exercise>) -> impl IntoView {
                     "Forget progress"
                 </button>
             </p>
-            {list.into_iter().map(|e| exercise(lesson, done, e)).collect_view()}
+            {list.into_iter().map(|e| exercise(lesson, base_instruct, done, e)).collect_view()}
         </section>
     }
 }
 
-fn exercise(lesson: Live, done: RwSignal<BTreeSet<String>>, e: Exercise) -> impl IntoView {
+fn exercise(lesson: Live, base_instruct: BaseInstruct, done: RwSignal<BTreeSet<String>>, e: Exercise) -> impl IntoView {
     let id = e.id.clone();
     let verdict = Memo::new(move |_| {
         let repeats = lesson.repeats.get();
         lesson.settings.with(|s| {
-            lesson
-                .snapshot
-                .with(|snap| snap.as_ref().and_then(|snap| check(&id, s, snap, repeats)))
+            lesson.snapshot.with(|snap| {
+                base_instruct.runs.with(|runs| check(&id, s, snap.as_ref(), repeats, runs))
+            })
         })
     });
     let id = e.id.clone();

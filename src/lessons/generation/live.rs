@@ -6,6 +6,7 @@
 
 use super::{draws::SampleResult, snapshot::Snapshot};
 use crate::bridge::Bridge;
+use crate::model_choice::Choice;
 use crate::ui::settings_query::FromUrl;
 use crate::protocol::{Request, Response};
 use engine::SamplerSettings;
@@ -74,6 +75,8 @@ pub struct Live {
     /// same token: the evidence for "the same seed gives the same output".
     pub repeats: RwSignal<usize>,
     draws: StoredValue<HashMap<String, u32>>,
+    /// The model the vocabulary and the run are of.
+    model: StoredValue<Option<Choice>>,
 }
 
 impl Live {
@@ -106,6 +109,7 @@ impl Live {
             sample: RwSignal::new(None),
             repeats: RwSignal::new(0),
             draws: StoredValue::new(HashMap::new()),
+            model: StoredValue::new(None),
         }
     }
 
@@ -121,7 +125,18 @@ impl Live {
     }
 
     /// Once the model is ready: the vocabulary, then the run (again, after a worker restart).
+    /// Another model than the run's starts again from the prompt with its own vocabulary:
+    /// the run's token ids mean other tokens to it.
     pub fn connect(self) {
+        let loaded = self.bridge.loaded_untracked();
+        if self.model.with_value(|m| *m != loaded) {
+            self.model.set_value(loaded);
+            self.vocab.set(None);
+            self.run.set(None);
+            self.sample.set(None);
+            self.selected.set(None);
+            self.draws.update_value(HashMap::clear);
+        }
         if self.vocab.get_untracked().is_none() {
             self.ask(Request::Vocabulary, move |r| match r {
                 Response::Vocabulary { tokens } => {

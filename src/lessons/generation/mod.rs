@@ -1,7 +1,10 @@
 //! Lesson 1, "Generation controls": the live next-token distribution of the real model and
-//! every stage of the sampler, with stepping, sampling, a comparison and checked exercises.
+//! every stage of the sampler, with stepping, sampling, comparisons (two settings; a base and an
+//! instruct model) and checked exercises.
 //! `live` holds the state and talks to the worker; each other file draws one part.
 
+pub mod base_instruct;
+pub mod base_instruct_runs;
 pub mod candidates;
 pub mod checks;
 pub mod compare;

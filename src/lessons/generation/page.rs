@@ -5,7 +5,7 @@ use crate::routes::set_title;
 use crate::bridge::{Bridge, ModelStatus};
 use crate::ui::address_bar as url;
 use super::{
-    candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
+    base_instruct::{BaseInstruct, BaseInstructPanel}, candidates::Candidates, compare::Compare, controls::Controls, exercises::Exercises,
     formula::Formula, live::{Live, DEFAULT_PROMPT}, mini::MiniLive, notices::Notices, order_compare::OrderCompare,
     readout::Readout, sample::Sample, stages::Stages, stepper::Stepper, strip::TokenStrip,
     systems_table::SystemsTable,
@@ -39,6 +39,7 @@ pub fn GenerationPage() -> impl IntoView {
         url::read(SamplerSettings::default(), DEFAULT_PROMPT),
     );
     provide_context(live);
+    BaseInstruct::provide();
     let (settings, prompt) = (live.settings, live.prompt);
     url::keep(Lesson::Generation.path(), move || {
         to_query(&settings.get(), &prompt.get())
@@ -72,6 +73,7 @@ pub fn GenerationPage() -> impl IntoView {
                 <Sample/>
                 <Formula/>
                 <Compare/>
+                <BaseInstructPanel/>
             </section>
             <Prose html=after/>
             <Exercises list=exercises/>

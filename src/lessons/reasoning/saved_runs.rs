@@ -89,14 +89,7 @@ fn title(run: &Run) -> String {
 /// every strategy, in the worker's order, as a finished run has; a run stopped when the
 /// learner left the page, its first tasks (one at least).
 pub fn read(record: &Record) -> Result<Run, String> {
-    let saved: SavedRun = serde_json::from_value(record.body.clone())
-        .map_err(|e| format!("It is not a Lesson 3 run this version reads ({e})."))?;
-    if saved.format != FORMAT || saved.version != VERSION {
-        return Err(format!(
-            "It is not a Lesson 3 run this version reads (format “{}” version {}; expected “{FORMAT}” version {VERSION}).",
-            saved.format, saved.version
-        ));
-    }
+    let saved: SavedRun = store::read_body(&record.body, FORMAT, VERSION, "a Lesson 3 run")?;
     let mut run = Run::new(saved.number, saved.experiment);
     let expected: Vec<(&str, _)> = run
         .tasks

@@ -305,14 +305,7 @@ pub fn record(measurement: &Measurement, model: Option<&Choice>) -> Record {
 
 /// The measurement a record holds, or why it cannot be read.
 pub fn read(record: &Record) -> Result<Measurement, String> {
-    let saved: Saved = serde_json::from_value(record.body.clone())
-        .map_err(|e| format!("It is not a Lesson 2 measurement this version reads ({e})."))?;
-    if saved.format != FORMAT || saved.version != VERSION {
-        return Err(format!(
-            "It is not a Lesson 2 measurement this version reads (format “{}” version {}; expected “{FORMAT}” version {VERSION}).",
-            saved.format, saved.version
-        ));
-    }
+    let saved: Saved = store::read_body(&record.body, FORMAT, VERSION, "a Lesson 2 measurement")?;
     saved.measurement.check()?;
     Ok(saved.measurement)
 }
