@@ -124,27 +124,26 @@ fn noted(p: *mut u8, size: usize) -> *mut u8 {
     p
 }
 
+/// A new block of `size` bytes from `system`, if it fits this thread's ceiling; a refusal by
+/// either is noted, and what the system refused is given back to the ceiling.
+fn granted(size: usize, system: impl FnOnce() -> *mut u8) -> *mut u8 {
+    if !take(size) {
+        return std::ptr::null_mut();
+    }
+    let p = noted(system(), size);
+    if p.is_null() {
+        give(size);
+    }
+    p
+}
+
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if !take(layout.size()) {
-            return std::ptr::null_mut();
-        }
-        let p = noted(unsafe { System.alloc(layout) }, layout.size());
-        if p.is_null() {
-            give(layout.size());
-        }
-        p
+        granted(layout.size(), || unsafe { System.alloc(layout) })
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if !take(layout.size()) {
-            return std::ptr::null_mut();
-        }
-        let p = noted(unsafe { System.alloc_zeroed(layout) }, layout.size());
-        if p.is_null() {
-            give(layout.size());
-        }
-        p
+        granted(layout.size(), || unsafe { System.alloc_zeroed(layout) })
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
