@@ -42,6 +42,9 @@ pub struct TinyModel {
     /// A chat template written instead of the byte-level vocabulary's plain ChatML one (a
     /// hostile one, for the tests of untrusted files).
     pub chat_template: Option<String>,
+    /// Pieces of the SentencePiece vocabulary written as user-defined tokens (GGUF type 4,
+    /// as Gemma's runs of spaces and HTML tags are), which the tokenizer cuts out first.
+    pub user_defined: &'static [&'static str],
 }
 
 impl Default for TinyModel {
@@ -64,6 +67,7 @@ impl Default for TinyModel {
             sentencepiece: false,
             rope_freqs: None,
             chat_template: None,
+            user_defined: &[],
         }
     }
 }
@@ -239,7 +243,11 @@ impl TinyModel {
                 ("tokenizer.chat_template", Value::String(self.chat_template.clone().unwrap_or_else(|| CHATML.into()))),
             ]),
             true => {
-                let (tokens, types, scores) = sentencepiece();
+                let (tokens, mut types, scores) = sentencepiece();
+                for piece in self.user_defined {
+                    let i = tokens.iter().position(|t| t == piece).expect("a user-defined token is a piece of the vocabulary");
+                    types[i] = 4;
+                }
                 md.extend([
                     ("tokenizer.ggml.model", Value::String("llama".into())),
                     ("tokenizer.ggml.tokens", strings(&tokens)),

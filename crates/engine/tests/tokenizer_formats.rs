@@ -75,9 +75,8 @@ fn spm_with(key: &str, values: Vec<Value>) -> Model {
 fn user_defined_tokens_are_cut_out_before_merging() {
     let plain = spm();
     let id = |p: &str| piece(&plain.tokenizer, p);
-    let mut types = spm_array("tokenizer.ggml.token_type");
-    types[id("he") as usize] = Value::I32(4);
-    let m = spm_with("tokenizer.ggml.token_type", types);
+    let spec = TinyModel { sentencepiece: true, user_defined: &["he"], ..TinyModel::default() };
+    let m = Model::from_gguf_bytes(&spec.to_gguf()).unwrap();
     let t = &m.tokenizer;
     // Merged from characters, " the" is one piece; with "he" cut out first, it cannot be.
     assert_eq!(plain.tokenizer.encode(" the", false).unwrap(), [id("▁the")]);

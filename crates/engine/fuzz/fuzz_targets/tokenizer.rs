@@ -1,6 +1,8 @@
 //! The tokenizers of the tiny model on arbitrary text: its byte-level BPE (the full 256-byte
 //! vocabulary, a few merges and the ChatML control tokens) and its SentencePiece one
-//! (Gemma's layout: pieces with scores, 256 byte tokens, the turn markers). For both:
+//! (Gemma's layout: pieces with scores, 256 byte tokens, the turn markers), also with two of
+//! its pieces user-defined, as Gemma's runs of spaces are (cut out before anything merges).
+//! For each:
 //! - `encode` never fails on valid UTF-8 and `decode(encode(s)) == s` (for SentencePiece,
 //!   unless `s` holds '▁', which SentencePiece reads as its own space);
 //! - without `parse_special`, typed control-token text never becomes a control id;
@@ -17,10 +19,11 @@ use engine::Model;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
-fn tokenizers() -> &'static [Tokenizer; 2] {
-    static T: OnceLock<[Tokenizer; 2]> = OnceLock::new();
+fn tokenizers() -> &'static [Tokenizer; 3] {
+    static T: OnceLock<[Tokenizer; 3]> = OnceLock::new();
     T.get_or_init(|| {
-        [false, true].map(|sentencepiece| {
+        let no_user_defined: &[&str] = &[];
+        [(false, no_user_defined), (true, no_user_defined), (true, &["he", "▁th"])].map(|(sentencepiece, user_defined)| {
             let tiny = TinyModel {
                 layers: 1,
                 heads: 2,
@@ -29,6 +32,7 @@ fn tokenizers() -> &'static [Tokenizer; 2] {
                 ffn: 64,
                 context: 64,
                 sentencepiece,
+                user_defined,
                 ..TinyModel::default()
             };
             Model::from_gguf_bytes(&tiny.to_gguf()).expect("the tiny model loads").tokenizer
