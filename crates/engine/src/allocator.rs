@@ -53,7 +53,7 @@ pub fn within<T>(what: &'static str, bytes: usize, f: impl FnOnce() -> T) -> T {
             CEILING.with(|c| c.set(self.0));
         }
     }
-    let ceiling = Ceiling { what, bytes, left: bytes.min(isize::MAX as usize) as isize };
+    let ceiling = Ceiling { what, bytes, left: signed(bytes) };
     let _restore = Restore(CEILING.with(|c| c.replace(Some(ceiling))));
     f()
 }
@@ -85,14 +85,13 @@ impl std::fmt::Display for Refusal {
 fn take(size: usize) -> bool {
     CEILING.with(|cell| {
         let Some(mut c) = cell.get() else { return true };
-        let size = size.min(isize::MAX as usize) as isize;
-        if size > c.left {
+        if signed(size) > c.left {
             // The ceiling is lifted before the report, which may allocate.
             cell.set(None);
             refused(c);
             return false;
         }
-        c.left -= size;
+        c.left -= signed(size);
         cell.set(Some(c));
         true
     })
@@ -102,10 +101,15 @@ fn take(size: usize) -> bool {
 fn give(size: usize) {
     CEILING.with(|cell| {
         if let Some(mut c) = cell.get() {
-            c.left = c.left.saturating_add(size.min(isize::MAX as usize) as isize);
+            c.left = c.left.saturating_add(signed(size));
             cell.set(Some(c));
         }
     })
+}
+
+/// A byte count as the ceiling's signed balance counts it (none is above `isize::MAX`).
+fn signed(bytes: usize) -> isize {
+    bytes.min(isize::MAX as usize) as isize
 }
 
 fn refused(c: Ceiling) {
