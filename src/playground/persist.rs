@@ -201,12 +201,7 @@ fn save(chat: Chat, last: StoredValue<Option<Record>>) {
     }
     let problem = chat.save_problem;
     wasm_bindgen_futures::spawn_local(async move {
-        let result = async {
-            store::put(&record).await?;
-            store::set_pointer(CURRENT, &record.id).await
-        }
-        .await;
-        match result {
+        match store::put_and_point(&record, CURRENT).await {
             Ok(()) => {
                 last.try_set_value(Some(record));
                 problem.try_set(None);

@@ -236,6 +236,12 @@ pub async fn set_pointer(name: &str, id: &str) -> Result<(), String> {
     result
 }
 
+/// Saves `record` and points `name` at it: how a feature keeps the item its page shows.
+pub async fn put_and_point(record: &Record, name: &str) -> Result<(), String> {
+    put(record).await?;
+    set_pointer(name, &record.id).await
+}
+
 fn entry(key: JsValue, value: JsValue) -> Entry {
     let id = key.as_string().unwrap_or_else(|| format!("{key:?}"));
     let record = match value.as_string() {

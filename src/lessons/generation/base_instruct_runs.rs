@@ -181,14 +181,9 @@ pub fn read(record: &Record) -> Result<Runs, String> {
 
 /// Saves the runs as item `id` and points the panel at it; a refused write is said in `problem`.
 pub fn save(runs: &Runs, id: &str, problem: RwSignal<Option<String>>) {
-    let (record, id) = (record(runs, id), id.to_string());
+    let record = record(runs, id);
     wasm_bindgen_futures::spawn_local(async move {
-        let result = async {
-            store::put(&record).await?;
-            store::set_pointer(POINTER, &id).await
-        }
-        .await;
-        problem.try_set(result.err());
+        problem.try_set(store::put_and_point(&record, POINTER).await.err());
     });
 }
 

@@ -320,11 +320,7 @@ fn pointer(lab: &str) -> String {
 pub fn save(measurement: Measurement, model: Option<&Choice>, problem: RwSignal<Option<(&'static str, String)>>) {
     let (record, lab) = (record(&measurement, model), measurement.lab());
     wasm_bindgen_futures::spawn_local(async move {
-        let result = async {
-            store::put(&record).await?;
-            store::set_pointer(&pointer(lab), &record.id).await
-        }
-        .await;
+        let result = store::put_and_point(&record, &pointer(lab)).await;
         problem.try_set(result.err().map(|e| (lab, e)));
     });
 }
