@@ -26,8 +26,9 @@ fn bench_ids(model: &Model) -> Result<Vec<u32>, String> {
     prompt_tokens(&model.tokenizer, BENCH_PROMPT, raw, SystemPrompt::Default).map_err(|e| e.to_string())
 }
 
-pub fn bench(path: &Path, rounds: usize) -> Result<Value, String> {
+pub fn bench(path: &Path, rounds: usize, integer_activations: bool) -> Result<Value, String> {
     let model = load_model(path)?;
+    model.set_integer_activations(integer_activations);
     let ids = bench_ids(&model)?;
     let greedy = SamplerSettings::greedy();
     let (mut prefill, mut decode) = (Vec::new(), Vec::new());
@@ -46,6 +47,7 @@ pub fn bench(path: &Path, rounds: usize) -> Result<Value, String> {
         "generated_tokens": BENCH_TOKENS,
         "rounds": prefill.len(),
         "threads": engine::parallel::threads(),
+        "integer_activations": integer_activations,
         "prefill_tokens_per_s": median(&mut prefill),
         "decode_tokens_per_s": median(&mut decode),
     }))

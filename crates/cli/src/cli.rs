@@ -54,6 +54,20 @@ pub enum Command {
         /// layer's distribution, teacher-forced), and the time of both over generation alone.
         #[arg(long, conflicts_with = "batch")]
         depth: bool,
+        /// Decode with the opt-in integer arithmetic for Q8_0 matrices (16-bit activations):
+        /// faster, with logits that move (`integer-check` measures by how much).
+        #[arg(long, conflicts_with_all = ["batch", "depth"])]
+        integer_activations: bool,
+    },
+    /// What the opt-in integer arithmetic for Q8_0 matrices changes: per greedy decode step
+    /// after the prompt, the exact and the integer logits from the same cache, compared over
+    /// the whole vocabulary, and each way's time.
+    IntegerCheck {
+        #[command(flatten)]
+        prompt: Prompt,
+        /// Decode steps compared, 1 to 64.
+        #[arg(long, default_value_t = 16, value_parser = integer_steps)]
+        steps: usize,
     },
     /// Logit error against the slow plain-f32 reference forward.
     Reference {
@@ -121,6 +135,14 @@ fn pass_size(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(n) if (1..=MAX_PASS).contains(&n) => Ok(n),
         _ => Err(format!("'{s}' is not a pass size from 1 to {MAX_PASS}")),
+    }
+}
+
+fn integer_steps(s: &str) -> Result<usize, String> {
+    let most = engine::probe::integer::MAX_STEPS;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=most).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a step count from 1 to {most}")),
     }
 }
 

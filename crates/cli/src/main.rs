@@ -51,13 +51,16 @@ fn run(cli: Cli) -> Result<Value, String> {
         Command::Tokenize { text } => text::tokenize(model, &text),
         Command::Logits { ids, top } => text::logits(model, &ids, top),
         Command::Generate(g) => text::generate(model, &g),
-        Command::Bench { rounds, batch: None, depth: false } => bench::bench(model, rounds),
-        Command::Bench { rounds, batch: None, depth: true } => bench::bench_depth(model, rounds),
+        Command::Bench { rounds, batch: None, depth: false, integer_activations } => {
+            bench::bench(model, rounds, integer_activations)
+        }
+        Command::Bench { rounds, batch: None, depth: true, .. } => bench::bench_depth(model, rounds),
         Command::Bench { rounds, batch: Some(n), .. } => bench::bench_batch(model, n, rounds),
         Command::Reference { top } => text::reference(model, top),
         Command::Reason(r) => reason::reason(model, &r),
         Command::Attention { prompt, layer, head } => probe::attention(model, &prompt, layer, head),
         Command::Lens { prompt, top } => probe::lens(model, &prompt, top),
+        Command::IntegerCheck { prompt, steps } => probe::integer_check(model, &prompt, steps),
         Command::BenchPass { tokens, rounds } => bench::bench_pass(model, &tokens, rounds),
         Command::Check(c) => reason::check_reply(&c),
         Command::Distribution(d) => distribution::run(model, &d),

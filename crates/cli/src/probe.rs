@@ -1,4 +1,5 @@
-//! `attention` and `lens`: Lesson 2's views into the forward pass, as JSON.
+//! `attention` and `lens`, Lesson 2's views into the forward pass, and `integer-check`, what
+//! the opt-in integer arithmetic changes: as JSON.
 
 use crate::cli::Prompt;
 use crate::model::{load_model, prompt_ids};
@@ -7,6 +8,7 @@ use engine::kv_cache::KvCache;
 use engine::probe::{logit_lens, AttentionCapture, Probe};
 use serde_json::{json, Value};
 use std::path::Path;
+use std::time::Instant;
 
 /// `--name`'s 1-based index checked against 1..=`max`, as the page labels layers and heads.
 fn one_based(name: &str, n: usize, max: usize) -> Result<usize, String> {
@@ -47,4 +49,14 @@ pub fn lens(path: &Path, prompt: &Prompt, top: usize) -> Result<Value, String> {
         .map_err(|e| e.to_string())?;
     let layers = logit_lens(&model, &probe.hidden.unwrap_or_default(), top).map_err(|e| e.to_string())?;
     Ok(json!({ "layers": layers }))
+}
+
+/// `engine::probe::integer`'s measurement after the prompt, on the wall clock.
+pub fn integer_check(path: &Path, prompt: &Prompt, steps: usize) -> Result<Value, String> {
+    let model = load_model(path)?;
+    let ids = prompt_ids(&model, prompt)?;
+    let origin = Instant::now();
+    let clock = move || origin.elapsed().as_secs_f64() * 1000.0;
+    let d = engine::probe::integer::integer_deviation(&model, &ids, steps, &clock).map_err(|e| e.to_string())?;
+    Ok(json!({ "prompt_tokens": ids.len(), "deviation": d }))
 }

@@ -66,7 +66,8 @@ struct Proposal {
     q: Vec<Option<Distribution>>,
 }
 
-fn argmax(v: &[f32]) -> u32 {
+/// The index of the largest value (the first, on a tie).
+pub(crate) fn argmax(v: &[f32]) -> u32 {
     (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b]).then(b.cmp(&a))).unwrap_or(0) as u32
 }
 

@@ -204,10 +204,6 @@ fn teacher_forced_scoring_equals_the_generations_own_states() {
     }
 }
 
-fn argmax(v: &[f32]) -> u32 {
-    v.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0 as u32
-}
-
 #[test]
 fn scoring_in_one_chunk_or_many_gives_the_same_divergences() {
     // A reply longer than one chunk of the head (128 rows = 4 positions of 30 layers):

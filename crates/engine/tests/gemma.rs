@@ -7,6 +7,7 @@
 mod common;
 #[path = "common/gemma3_reference.rs"]
 mod gemma3_reference;
+use common::argmax;
 use engine::arch::Logits;
 use engine::gguf::info::info;
 use engine::kv_cache::KvCache;
@@ -34,10 +35,6 @@ const PROMPTS: [&str; 4] =
 
 fn ids(m: &Model, text: &str) -> Vec<u32> {
     prompt_tokens(&m.tokenizer, text, true, SystemPrompt::Off).unwrap()
-}
-
-fn argmax(v: &[f32]) -> u32 {
-    (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap() as u32
 }
 
 #[test]

@@ -51,24 +51,36 @@ fn every_pass_is_bit_identical_at_every_thread_count() {
     }
 }
 
+/// One batched decode step of three sequences at three lengths: a pair and an odd one in
+/// `matmul_batch`.
+fn batched(m: &Model) -> Vec<u32> {
+    let mut prefix = KvCache::new(&m.config);
+    m.forward(&prompt(12), 0, &mut prefix, m.config.layers, Logits::Last).unwrap();
+    let mut caches: Vec<KvCache> = (0..3).map(|_| prefix.clone()).collect();
+    for (s, c) in caches.iter_mut().enumerate() {
+        for j in 0..s as u32 {
+            m.forward(&[900 + j], c.len(), c, m.config.layers, Logits::Last).unwrap();
+        }
+    }
+    let mut refs: Vec<&mut KvCache> = caches.iter_mut().collect();
+    bits(&m.forward_batch(&[11, 2000, 30_000], &mut refs).unwrap())
+}
+
 #[test]
 fn batched_decode_is_bit_identical_at_every_thread_count() {
     let m = real();
-    let run = || {
-        let mut prefix = KvCache::new(&m.config);
-        m.forward(&prompt(12), 0, &mut prefix, m.config.layers, Logits::Last).unwrap();
-        // Three sequences at three lengths: a pair and an odd one in `matmul_batch`.
-        let mut caches: Vec<KvCache> = (0..3).map(|_| prefix.clone()).collect();
-        for (s, c) in caches.iter_mut().enumerate() {
-            for j in 0..s as u32 {
-                m.forward(&[900 + j], c.len(), c, m.config.layers, Logits::Last).unwrap();
-            }
-        }
-        let mut refs: Vec<&mut KvCache> = caches.iter_mut().collect();
-        bits(&m.forward_batch(&[11, 2000, 30_000], &mut refs).unwrap())
-    };
-    let one = at_threads(1, run);
-    assert!(one == at_threads(3, run), "3 threads changed the batched logits");
+    let one = at_threads(1, || batched(&m));
+    assert!(one == at_threads(3, || batched(&m)), "3 threads changed the batched logits");
+}
+
+/// The opt-in integer arithmetic (its own copy of the model: the others share `real()`
+/// with it off), whose Q8_0 output head rounds each activation row once before the split.
+#[test]
+fn integer_arithmetic_is_bit_identical_at_every_thread_count() {
+    let m = Model::from_gguf_bytes(&real_bytes()).unwrap();
+    m.set_integer_activations(true);
+    let one = at_threads(1, || (passes(&m), batched(&m)));
+    assert!(one == at_threads(3, || (passes(&m), batched(&m))), "3 threads changed the integer logits");
 }
 
 #[test]

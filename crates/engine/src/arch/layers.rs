@@ -4,7 +4,6 @@
 //! grouped-query attention (optionally windowed and soft-capped), and reading a layer's
 //! weights by name.
 
-use candle_core::quantized::GgmlDType;
 use crate::error::Result;
 use crate::gguf::config::Config;
 use crate::gguf::TensorReader;
@@ -12,6 +11,7 @@ use crate::memory;
 use crate::parallel;
 use crate::quant::simd::{dots, weighted_sum};
 use crate::quant::QMatrix;
+use candle_core::quantized::GgmlDType;
 use std::io::{Read, Seek};
 
 /// One transformer block's weights. Every architecture has the llama core; the options
@@ -37,10 +37,14 @@ pub(crate) struct Layer {
 }
 
 impl Layer {
+    /// The layer's seven weight matrices.
+    pub(crate) fn matrices(&self) -> [&QMatrix; 7] {
+        [&self.wq, &self.wk, &self.wv, &self.wo, &self.gate, &self.up, &self.down]
+    }
+
     /// Bytes the layer's weights hold in memory.
     pub(crate) fn bytes(&self) -> usize {
-        let matrices: usize =
-            [&self.wq, &self.wk, &self.wv, &self.wo, &self.gate, &self.up, &self.down].iter().map(|m| m.bytes()).sum();
+        let matrices: usize = self.matrices().iter().map(|m| m.bytes()).sum();
         let vectors = [&self.attn_norm, &self.ffn_norm]
             .into_iter()
             .chain(self.qkv_bias.iter().flatten())

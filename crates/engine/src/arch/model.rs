@@ -6,11 +6,11 @@
 //! `qwen2.rs`, `qwen3.rs`, `gemma3.rs`) and in its `Recipe`.
 
 use super::hooks::{LayerStates, Probe};
-use super::parts::{lap, Part, PartTimer, PassPart, PassParts, PARTS};
 use super::layers::{
     add_bias, add_in_place, gated, rms_norm, rms_norm_in_place, rope, soft_cap, Attention, Layer, Logits, MatMul,
     Recipe, Rotation,
 };
+use super::parts::{lap, Part, PartTimer, PassPart, PassParts, PARTS};
 use super::{gemma3, llama, qwen2, qwen3};
 use crate::error::{EngineError, Result};
 use crate::gguf::config::{Architecture, Config};
@@ -20,6 +20,7 @@ use crate::memory;
 use crate::quant::QMatrix;
 use crate::tokenizer::Tokenizer;
 use std::io::{Cursor, Read, Seek, SeekFrom};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub struct Model {
     pub config: Config,
@@ -33,6 +34,10 @@ pub struct Model {
     /// Per RoPE base (the global layers', then the local layers' when they differ), per
     /// rotary pair i: base^(-2i / head_dim), divided by the file's RoPE factor for pair i.
     inv_freq: Vec<Vec<f64>>,
+    /// Whether one-row products with Q8_0 matrices take the opt-in integer arithmetic
+    /// (`QMatrix::matmul_integer`). Off unless a host turns it on; an atomic because
+    /// sessions share the model.
+    integer: AtomicBool,
 }
 
 /// Llama 3's RoPE scaling: the file's `rope_freqs.weight`, one factor per rotary pair that
@@ -92,9 +97,7 @@ impl Model {
         let inv_freq = bases
             .iter()
             .map(|&b| {
-                (0..half)
-                    .map(|i| (b as f64).powf(-((2 * i) as f64) / c.head_dim as f64) / factors[i] as f64)
-                    .collect()
+                (0..half).map(|i| (b as f64).powf(-((2 * i) as f64) / c.head_dim as f64) / factors[i] as f64).collect()
             })
             .collect();
         Ok(Self {
@@ -106,7 +109,46 @@ impl Model {
             inv_freq,
             tokenizer,
             config,
+            integer: AtomicBool::new(false),
         })
+    }
+
+    /// Turns the opt-in integer arithmetic for Q8_0 matrices on or off (see `quant/int16.rs`:
+    /// faster decode, logits that move; `probe::integer` measures by how much).
+    pub fn set_integer_activations(&self, on: bool) {
+        self.integer.store(on, Ordering::Relaxed);
+    }
+
+    pub fn integer_activations(&self) -> bool {
+        self.integer.load(Ordering::Relaxed)
+    }
+
+    /// The products of one sequence's pass, as the arithmetic setting has them.
+    fn matmul(&self) -> MatMul {
+        match self.integer_activations() {
+            true => QMatrix::matmul_integer,
+            false => QMatrix::matmul,
+        }
+    }
+
+    /// The products of a batch of sequences' decode step, likewise.
+    fn matmul_batch(&self) -> MatMul {
+        match self.integer_activations() {
+            true => QMatrix::matmul_batch_integer,
+            false => QMatrix::matmul_batch,
+        }
+    }
+
+    /// The share of the weights a decode step multiplies that are Q8_0 (the ones the integer
+    /// arithmetic applies to): the layers' matrices and the output head, by count.
+    pub fn q8_0_share(&self) -> f64 {
+        let head = self.lm_head.as_ref().unwrap_or(&self.embed);
+        let matrices = self.layers.iter().flat_map(Layer::matrices).chain([head]);
+        let (q8, all) = matrices.fold((0usize, 0usize), |(q8, all), m| {
+            let n = m.rows * m.cols;
+            (q8 + if m.is_q8_0() { n } else { 0 }, all + n)
+        });
+        q8 as f64 / all.max(1) as f64
     }
 
     /// Whether the file carries a chat template (`tokenizer.chat_template`). A model
@@ -204,9 +246,7 @@ impl Model {
                 // Position i attends to every cached position up to itself (within a window).
                 let read: usize = (0..blocks.len())
                     .map(|li| {
-                        (start..start + n)
-                            .map(|pos| c.window(li).map_or(pos + 1, |w| (pos + 1).min(w)))
-                            .sum::<usize>()
+                        (start..start + n).map(|pos| c.window(li).map_or(pos + 1, |w| (pos + 1).min(w))).sum::<usize>()
                     })
                     .sum();
                 ((0, 0), (2 * 4 * c.kv_dim() * read) as u64, 0)
@@ -313,12 +353,13 @@ impl Model {
             hidden.clear();
         }
         let angles = self.rotations(&(start..start + n).collect::<Vec<_>>());
+        let matmul = self.matmul();
         for (li, layer) in self.layers[..layers].iter().enumerate() {
             // The rotations, computed once per pass, count with RoPE (in the first block).
             lap(&mut timer, Part::PositionsAndCache);
             a.attention_norm(self, layer);
             lap(&mut timer, Part::AttentionNorm);
-            a.qkv(self, layer, QMatrix::matmul);
+            a.qkv(self, layer, matmul);
             lap(&mut timer, Part::QkvProjections);
             for (i, r) in angles[self.rope_table(li)].iter().enumerate() {
                 rope(&mut a.q[i * qd..(i + 1) * qd], r, self.recipe.rope);
@@ -328,7 +369,8 @@ impl Model {
             lc.write(start, &a.k, &a.v, kvd)?;
             lap(&mut timer, Part::PositionsAndCache);
             let window = c.window(li);
-            let attention = Attention { q: &a.q, k: &lc.k, v: &lc.v, start, held_from: lc.first, c, scale: a.scale, window };
+            let attention =
+                Attention { q: &a.q, k: &lc.k, v: &lc.v, start, held_from: lc.first, c, scale: a.scale, window };
             // The captured layer's attention runs on one thread, in order, for the capture.
             match probe.attention.as_mut().filter(|p| p.layer == li) {
                 Some(capture) => attention.run_probed(&mut a.attn, |i, h, w| capture.record(start + i, h, w)),
@@ -336,11 +378,11 @@ impl Model {
             }
             lc.forget_outside_window(kvd);
             lap(&mut timer, Part::Scores);
-            a.output(self, layer, QMatrix::matmul);
+            a.output(self, layer, matmul);
             lap(&mut timer, Part::OutputProjection);
             a.mlp_norm(self, layer);
             lap(&mut timer, Part::MlpNorm);
-            a.mlp(self, layer, QMatrix::matmul);
+            a.mlp(self, layer, matmul);
             lap(&mut timer, Part::Mlp);
             if let Some(hidden) = probe.hidden.as_mut() {
                 hidden.push(a.x[(n - 1) * e..].to_vec());
@@ -359,7 +401,7 @@ impl Model {
         };
         let normed = self.final_norm(&a.x[rows.start * e..rows.end * e])?;
         lap(&mut timer, Part::FinalNorm);
-        let out = self.output_head(&normed, QMatrix::matmul);
+        let out = self.output_head(&normed, matmul);
         lap(&mut timer, Part::OutputHead);
         out
     }
@@ -392,9 +434,10 @@ impl Model {
         let (qd, kvd) = (c.q_dim(), c.kv_dim());
         let mut a = Activations::new(self, tokens)?;
         let angles = self.rotations(&starts);
+        let matmul = self.matmul_batch();
         for (li, layer) in self.layers.iter().enumerate() {
             a.attention_norm(self, layer);
-            a.qkv(self, layer, QMatrix::matmul_batch);
+            a.qkv(self, layer, matmul);
             let window = c.window(li);
             for (i, (cache, &start)) in caches.iter_mut().zip(&starts).enumerate() {
                 let (q, k, v) =
@@ -404,21 +447,22 @@ impl Model {
                 rope(k, r, self.recipe.rope);
                 let lc = &mut cache.layers[li];
                 lc.write(start, k, v, kvd)?;
-                let attention = Attention { q, k: &lc.k, v: &lc.v, start, held_from: lc.first, c, scale: a.scale, window };
+                let attention =
+                    Attention { q, k: &lc.k, v: &lc.v, start, held_from: lc.first, c, scale: a.scale, window };
                 attention.run(&mut a.attn[i * qd..(i + 1) * qd]);
                 lc.forget_outside_window(kvd);
             }
-            a.output(self, layer, QMatrix::matmul_batch);
+            a.output(self, layer, matmul);
             a.mlp_norm(self, layer);
-            a.mlp(self, layer, QMatrix::matmul_batch);
+            a.mlp(self, layer, matmul);
         }
-        self.head_with(&a.x, QMatrix::matmul_batch)
+        self.head_with(&a.x, matmul)
     }
 
     /// The final norm and the output head: `vocab` logits for each row of hidden states.
     /// The logit lens applies it to every layer's output.
     pub fn head(&self, x: &[f32]) -> Result<Vec<f32>> {
-        self.head_with(x, QMatrix::matmul)
+        self.head_with(x, self.matmul())
     }
 
     fn head_with(&self, x: &[f32], matmul: MatMul) -> Result<Vec<f32>> {

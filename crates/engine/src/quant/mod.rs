@@ -18,6 +18,7 @@
 //! the tests at the end then check it against candle's dequantiser.
 
 mod float;
+mod int16;
 mod k_quants;
 mod kernels;
 mod planes;
@@ -223,6 +224,40 @@ impl QMatrix {
             // Above `FEW_TOKENS`.
             _ => self.matmat(x, n, rows, out),
         }
+    }
+
+    /// `matmul` with the opt-in integer arithmetic (`int16.rs`) for one activation row times
+    /// a Q8_0 matrix; any other product is `matmul`'s. The row is rounded once, before the
+    /// rows of the matrix are split over the threads, so the result is the same at every
+    /// thread count.
+    pub fn matmul_integer(&self, x: &[f32], n: usize, out: &mut [f32]) {
+        let Weights::Q8_0(w) = &self.w else { return self.matmul(x, n, out) };
+        if n != 1 {
+            return self.matmul(x, n, out);
+        }
+        assert_eq!((x.len(), out.len()), (self.cols, self.rows), "matmul: shapes");
+        let (row, per_row) = (int16::Int16Row::new(x), self.cols / BLOCK);
+        parallel::columns(out, 1, ROW_TILE, self.rows * self.cols, |rows, part| {
+            int16::matvec(w, &row, per_row, rows, part)
+        })
+    }
+
+    /// `matmul_batch` with the opt-in integer arithmetic: each row of a Q8_0 product is
+    /// `matmul_integer` of that row alone (so a batched sequence gets the logits it would get
+    /// alone); any other product is `matmul_batch`'s.
+    pub fn matmul_batch_integer(&self, x: &[f32], n: usize, out: &mut [f32]) {
+        if !self.is_q8_0() {
+            return self.matmul_batch(x, n, out);
+        }
+        assert_eq!((x.len(), out.len()), (n * self.cols, n * self.rows), "matmul_batch: shapes");
+        for (xr, or) in x.chunks_exact(self.cols).zip(out.chunks_exact_mut(self.rows)).take(n) {
+            self.matmul_integer(xr, 1, or);
+        }
+    }
+
+    /// Whether the weights are Q8_0, the type `matmul_integer` has integer arithmetic for.
+    pub fn is_q8_0(&self) -> bool {
+        matches!(self.w, Weights::Q8_0(_))
     }
 
     /// `n` independent decode rows (sequences decoding together, `batch.rs`): each row gets
@@ -547,6 +582,42 @@ mod tests {
     #[test]
     fn bf16_matches_candle() {
         check(GgmlDType::BF16)
+    }
+
+    /// The opt-in integer arithmetic on random Q8_0 blocks, against the exact product of
+    /// the dequantised weights: each activation moves by at most half its block's step
+    /// (max |x| / 32767 / 2), so a row moves by at most Σ |w| · step / 2, plus f32 rounding.
+    #[test]
+    fn integer_products_stay_within_their_rounding_of_the_exact_ones() {
+        let (rows, cols) = (7, 512);
+        let m = QMatrix::from_ggml("w", GgmlDType::Q8_0, rows, cols, &random_tensor(GgmlDType::Q8_0, rows, cols, 5))
+            .unwrap();
+        let mut rng = Rng(11);
+        // Blocks of very different sizes, one of zeros: each block has its own scale.
+        let mut x: Vec<f32> = (0..cols).map(|i| rng.unit() * [1.0, 1e-3, 40.0, 0.0][i / BLOCK % 4]).collect();
+        x[3] = 1e-30;
+        let (mut exact, mut integer) = (vec![0f32; rows], vec![0f32; rows]);
+        m.matmul(&x, 1, &mut exact);
+        m.matmul_integer(&x, 1, &mut integer);
+        let mut w = vec![0f32; cols];
+        for r in 0..rows {
+            m.row_into(r, &mut w);
+            let bound: f64 = x
+                .chunks(BLOCK)
+                .zip(w.chunks(BLOCK))
+                .map(|(xb, wb)| {
+                    let step = xb.iter().fold(0f32, |a, v| a.max(v.abs())) as f64 / 32767.0;
+                    wb.iter().map(|v| v.abs() as f64).sum::<f64>() * step / 2.0
+                })
+                .sum();
+            let d = (exact[r] as f64 - integer[r] as f64).abs();
+            assert!(d <= bound + 1e-5 * exact[r].abs() as f64, "row {r}: {} vs {}: {d} > {bound}", exact[r], integer[r]);
+            assert!(exact[r] != integer[r], "row {r}: the integer path was not taken");
+        }
+        // A NaN in the activations comes out as NaN, as in the float product.
+        x[40] = f32::NAN;
+        m.matmul_integer(&x, 1, &mut integer);
+        assert!(integer.iter().all(|v| v.is_nan()));
     }
 
     #[test]

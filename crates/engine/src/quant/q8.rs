@@ -25,12 +25,26 @@ pub(super) fn load(name: &str, elems: usize, bytes: &[u8]) -> Result<Weights> {
     Ok(Weights::Q8_0(Q8_0 { d, qs }))
 }
 
+impl Q8_0 {
+    /// Block `i`'s 32 q, in `pair_bytes`' order.
+    #[inline(always)]
+    pub(super) fn qs(&self, i: usize) -> &[i8; 32] {
+        self.qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap()
+    }
+
+    /// Block `i`'s scale d, as the file has it (`BYTE_PAIR` is a power of two: exact).
+    #[inline(always)]
+    pub(super) fn d(&self, i: usize) -> f32 {
+        self.d[i] * BYTE_PAIR
+    }
+}
+
 impl Blocks for Q8_0 {
     const OFFSET: bool = false;
 
     #[inline(always)]
     fn raw(&self, i: usize) -> [F4; 8] {
-        bytes_paired(self.qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap())
+        bytes_paired(self.qs(i))
     }
 
     #[inline(always)]

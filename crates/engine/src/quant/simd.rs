@@ -85,6 +85,19 @@ mod arch {
         [a, b, c, d, e, f, g, h]
     }
 
+    /// Σ q·x over a block of 32 i8 weights and 32 i16 activations in the same order, as the
+    /// four i32 lane sums of `i32x4.dot_i16x8_s` (lane l: values 2l and 2l + 1 of each 8),
+    /// converted to f32. The weights are sign-extended to i16 as they are loaded.
+    #[inline(always)]
+    pub fn dot_i8_i16(qs: &[i8; 32], x: &[i16; 32]) -> F4 {
+        // SAFETY: 8-byte reads of `qs` and 16-byte reads of `x` at element 8k < 32, inside both arrays.
+        let eight = |k: usize| unsafe {
+            let w = i16x8_load_extend_i8x8(qs.as_ptr().add(8 * k));
+            i32x4_dot_i16x8(w, v128_load(x.as_ptr().add(8 * k) as *const v128))
+        };
+        F4(f32x4_convert_i32x4(i32x4_add(i32x4_add(eight(0), eight(1)), i32x4_add(eight(2), eight(3)))))
+    }
+
     /// The 32 signed values of a `pack_fives` block, each times `BYTE_PAIR`: the nibbles
     /// become bytes, a byte whose fifth bit (in `plane`, as block `g` of its group) is clear
     /// gets 0xF0, so that it reads as the nibble minus 16, and the bytes, in `pair_bytes`'
@@ -192,6 +205,21 @@ mod arch {
         }
     }
 
+    /// As on wasm32: `_mm_madd_epi16` sums the same pairs as `i32x4.dot_i16x8_s`.
+    #[inline(always)]
+    pub fn dot_i8_i16(qs: &[i8; 32], x: &[i16; 32]) -> F4 {
+        unsafe {
+            let widen =
+                |v: __m128i| [_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8)];
+            let [w0, w1] = widen(_mm_loadu_si128(qs.as_ptr() as *const __m128i));
+            let [w2, w3] = widen(_mm_loadu_si128(qs.as_ptr().add(16) as *const __m128i));
+            let xs = |k: usize| _mm_loadu_si128(x.as_ptr().add(8 * k) as *const __m128i);
+            let (a, b) = (_mm_madd_epi16(w0, xs(0)), _mm_madd_epi16(w1, xs(1)));
+            let (c, d) = (_mm_madd_epi16(w2, xs(2)), _mm_madd_epi16(w3, xs(3)));
+            F4(_mm_cvtepi32_ps(_mm_add_epi32(_mm_add_epi32(a, b), _mm_add_epi32(c, d))))
+        }
+    }
+
     /// As on wasm32.
     #[inline(always)]
     pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
@@ -203,7 +231,8 @@ mod arch {
                 _mm_and_si128(clear, _mm_set1_epi8(0xF0u8 as i8))
             };
             let lo = _mm_or_si128(_mm_and_si128(v, nib), minus16(&super::FIFTH_BITS[2 * (g & 3)]));
-            let hi = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 4), nib), minus16(&super::FIFTH_BITS[2 * (g & 3) + 1]));
+            let hi =
+                _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 4), nib), minus16(&super::FIFTH_BITS[2 * (g & 3) + 1]));
             let high = _mm_set1_epi32(0xFFFF_0000u32 as i32);
             let split =
                 |w: __m128i| [F4(_mm_cvtepi32_ps(_mm_slli_epi32(w, 16))), F4(_mm_cvtepi32_ps(_mm_and_si128(w, high)))];
@@ -307,6 +336,11 @@ mod arch {
         std::array::from_fn(|k| F4(std::array::from_fn(|l| (qs[8 * (k / 2) + 2 * l + k % 2] as i32 * 65536) as f32)))
     }
 
+    pub fn dot_i8_i16(qs: &[i8; 32], x: &[i16; 32]) -> F4 {
+        let pair = |j: usize| qs[j] as i32 * x[j] as i32 + qs[j + 1] as i32 * x[j + 1] as i32;
+        F4(std::array::from_fn(|l| (0..4).map(|k| pair(8 * k + 2 * l)).sum::<i32>() as f32))
+    }
+
     pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
         let q: [i8; 32] = std::array::from_fn(|j| {
             let (nibble, bit) = if j < 16 { (qs[j] & 15, 2 * (g & 3)) } else { (qs[j - 16] >> 4, 2 * (g & 3) + 1) };
@@ -316,7 +350,7 @@ mod arch {
     }
 }
 
-pub use arch::{bytes_paired, fives_paired, nibbles, F4};
+pub use arch::{bytes_paired, dot_i8_i16, fives_paired, nibbles, F4};
 
 /// What `bytes_paired` multiplies each value by: placing an i16 in the high half of an i32
 /// lane is cheaper than sign-extending it. The products are exact in f32, and a power of
@@ -324,9 +358,10 @@ pub use arch::{bytes_paired, fives_paired, nibbles, F4};
 /// results to the bit.
 pub const BYTE_PAIR: f32 = 65536.0;
 
-/// A block of 32 i8 values in the order `bytes_paired` reads: in each 8 bytes, values
-/// 4k..4k+4 at the even bytes and 4k+4..4k+8 at the odd ones.
-pub fn pair_bytes(q: &[i8; 32]) -> [i8; 32] {
+/// A block of 32 values in the order `bytes_paired` reads: in each 8, values 4k..4k+4 at
+/// the even places and 4k+4..4k+8 at the odd ones. (Activations for `dot_i8_i16` go in the
+/// same order as the Q8_0 weights they meet.)
+pub fn pair_bytes<T: Copy>(q: &[T; 32]) -> [T; 32] {
     std::array::from_fn(|j| q[8 * (j / 8) + 4 * (j % 2) + (j % 8) / 2])
 }
 
@@ -339,7 +374,10 @@ pub fn pair_bytes(q: &[i8; 32]) -> [i8; 32] {
 pub fn pack_fives(q: &[i8; 32]) -> ([u8; 16], [u8; 16]) {
     let p = pair_bytes(q).map(|v| v as u8);
     let fifth = |v: u8| u8::from((v & 0x80) == 0);
-    (std::array::from_fn(|j| (p[j] & 15) | (p[j + 16] & 15) << 4), std::array::from_fn(|j| fifth(p[j]) | fifth(p[j + 16]) << 1))
+    (
+        std::array::from_fn(|j| (p[j] & 15) | (p[j + 16] & 15) << 4),
+        std::array::from_fn(|j| fifth(p[j]) | fifth(p[j + 16]) << 1),
+    )
 }
 
 /// `fives_paired`'s masks: `FIFTH_BITS[k]` has bit k in every byte.

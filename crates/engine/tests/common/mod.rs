@@ -46,6 +46,11 @@ pub fn session(model: Arc<Model>) -> Session {
     Session::new(model, Box::new(move || t0.elapsed().as_secs_f64() * 1000.0))
 }
 
+/// The index of the largest logit (the first, on a tie, as the engine's greedy pick).
+pub fn argmax(v: &[f32]) -> u32 {
+    (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b]).then(b.cmp(&a))).unwrap() as u32
+}
+
 pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
