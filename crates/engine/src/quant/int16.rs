@@ -10,7 +10,7 @@
 //! how much on the loaded model, and the page shows it before anyone relies on it.
 
 use super::q8::Q8_0;
-use super::simd::{dot_i8_i16, pair_bytes, F4};
+use super::simd::{dot_i8_i16, pair_bytes, BYTE_PAIR, F4};
 use super::BLOCK;
 
 /// The largest magnitude a rounded activation takes: i16's, symmetric.
@@ -50,21 +50,23 @@ impl Int16Row {
 /// rows share each load of the activations), with the block's dot product in integers.
 pub(super) fn matvec(w: &Q8_0, x: &Int16Row, per_row: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
     let (xq, xs) = (&x.q[..per_row], &x.scale[..per_row]);
-    let block = |i: usize, b: usize| dot_i8_i16(w.qs(i), &xq[b]).mul(F4::splat(w.d(i) * xs[b]));
+    // The block's stored scale is d / BYTE_PAIR (q8.rs): times BYTE_PAIR, a power of two, it
+    // is d again, exactly.
+    let block = |q: &[i8; 32], d: f32, b: usize| dot_i8_i16(q, &xq[b]).mul(F4::splat(d * BYTE_PAIR * xs[b]));
     let mut r = rows.start;
     while r + 1 < rows.end {
-        let (i0, i1) = (r * per_row, (r + 1) * per_row);
+        let ((q0, d0), (q1, d1)) = (w.run(r * per_row..(r + 1) * per_row), w.run((r + 1) * per_row..(r + 2) * per_row));
         let (mut a0, mut a1) = (F4::zero(), F4::zero());
         for b in 0..per_row {
-            a0 = a0.add(block(i0 + b, b));
-            a1 = a1.add(block(i1 + b, b));
+            a0 = a0.add(block(&q0[b], d0[b], b));
+            a1 = a1.add(block(&q1[b], d1[b], b));
         }
         out[r - rows.start] = a0.sum();
         out[r + 1 - rows.start] = a1.sum();
         r += 2;
     }
     if r < rows.end {
-        let i0 = r * per_row;
-        out[r - rows.start] = (0..per_row).fold(F4::zero(), |a, b| a.add(block(i0 + b, b))).sum();
+        let (q0, d0) = w.run(r * per_row..(r + 1) * per_row);
+        out[r - rows.start] = (0..per_row).fold(F4::zero(), |a, b| a.add(block(&q0[b], d0[b], b))).sum();
     }
 }

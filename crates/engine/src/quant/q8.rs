@@ -26,16 +26,11 @@ pub(super) fn load(name: &str, elems: usize, bytes: &[u8]) -> Result<Weights> {
 }
 
 impl Q8_0 {
-    /// Block `i`'s 32 q, in `pair_bytes`' order.
+    /// Blocks `blocks`' q (in `pair_bytes`' order) and d / `BYTE_PAIR`, as slices of one
+    /// length: a loop over them needs no bounds checks.
     #[inline(always)]
-    pub(super) fn qs(&self, i: usize) -> &[i8; 32] {
-        self.qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap()
-    }
-
-    /// Block `i`'s scale d, as the file has it (`BYTE_PAIR` is a power of two: exact).
-    #[inline(always)]
-    pub(super) fn d(&self, i: usize) -> f32 {
-        self.d[i] * BYTE_PAIR
+    pub(super) fn run(&self, blocks: std::ops::Range<usize>) -> (&[[i8; 32]], &[f32]) {
+        (&self.qs.as_chunks::<BLOCK>().0[blocks.clone()], &self.d[blocks])
     }
 }
 
@@ -44,7 +39,7 @@ impl Blocks for Q8_0 {
 
     #[inline(always)]
     fn raw(&self, i: usize) -> [F4; 8] {
-        bytes_paired(self.qs(i))
+        bytes_paired(self.qs[i * BLOCK..(i + 1) * BLOCK].try_into().unwrap())
     }
 
     #[inline(always)]
