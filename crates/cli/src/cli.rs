@@ -54,12 +54,13 @@ pub enum Command {
         /// layer's distribution, teacher-forced), and the time of both over generation alone.
         #[arg(long, conflicts_with = "batch")]
         depth: bool,
-        /// Decode with the opt-in integer arithmetic for Q8_0 matrices (16-bit activations):
+        /// Decode with the opt-in integer arithmetic (16-bit activations times the integer values
+        /// of Q4_0, Q4_1, Q5_0 and Q8_0 matrices):
         /// faster, with logits that move (`integer-check` measures by how much).
         #[arg(long, conflicts_with_all = ["batch", "depth"])]
         integer_activations: bool,
     },
-    /// What the opt-in integer arithmetic for Q8_0 matrices changes: per greedy decode step
+    /// What the opt-in integer arithmetic changes: per greedy decode step
     /// after the prompt, the exact and the integer logits from the same cache, compared over
     /// the whole vocabulary, and each way's time.
     IntegerCheck {

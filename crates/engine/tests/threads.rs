@@ -74,7 +74,7 @@ fn batched_decode_is_bit_identical_at_every_thread_count() {
 }
 
 /// The opt-in integer arithmetic (its own copy of the model: the others share `real()`
-/// with it off), whose Q8_0 output head rounds each activation row once before the split.
+/// with it off): each Q4_1 and Q8_0 product rounds its activation row once, before the split.
 #[test]
 fn integer_arithmetic_is_bit_identical_at_every_thread_count() {
     let m = Model::from_gguf_bytes(&real_bytes()).unwrap();

@@ -34,7 +34,7 @@ pub struct Model {
     /// Per RoPE base (the global layers', then the local layers' when they differ), per
     /// rotary pair i: base^(-2i / head_dim), divided by the file's RoPE factor for pair i.
     inv_freq: Vec<Vec<f64>>,
-    /// Whether one-row products with Q8_0 matrices take the opt-in integer arithmetic
+    /// Whether one-row products take the opt-in integer arithmetic where the block type has it
     /// (`QMatrix::matmul_integer`). Off unless a host turns it on; an atomic because
     /// sessions share the model.
     integer: AtomicBool,
@@ -113,7 +113,7 @@ impl Model {
         })
     }
 
-    /// Turns the opt-in integer arithmetic for Q8_0 matrices on or off (see `quant/int16.rs`:
+    /// Turns the opt-in integer arithmetic (Q4_0, Q4_1, Q5_0 and Q8_0 matrices) on or off (see `quant/int16.rs`:
     /// faster decode, logits that move; `probe::integer` measures by how much).
     pub fn set_integer_activations(&self, on: bool) {
         self.integer.store(on, Ordering::Relaxed);
@@ -139,16 +139,16 @@ impl Model {
         }
     }
 
-    /// The share of the weights a decode step multiplies that are Q8_0 (the ones the integer
-    /// arithmetic applies to): the layers' matrices and the output head, by count.
-    pub fn q8_0_share(&self) -> f64 {
+    /// The share of the weights a decode step multiplies that the integer arithmetic applies
+    /// to (Q4_0, Q4_1, Q5_0 and Q8_0 matrices): the layers' matrices and the output head, by count.
+    pub fn integer_share(&self) -> f64 {
         let head = self.lm_head.as_ref().unwrap_or(&self.embed);
         let matrices = self.layers.iter().flat_map(Layer::matrices).chain([head]);
-        let (q8, all) = matrices.fold((0usize, 0usize), |(q8, all), m| {
+        let (integer, all) = matrices.fold((0usize, 0usize), |(integer, all), m| {
             let n = m.rows * m.cols;
-            (q8 + if m.is_q8_0() { n } else { 0 }, all + n)
+            (integer + if m.has_integer_arithmetic() { n } else { 0 }, all + n)
         });
-        q8 as f64 / all.max(1) as f64
+        integer as f64 / all.max(1) as f64
     }
 
     /// Whether the file carries a chat template (`tokenizer.chat_template`). A model

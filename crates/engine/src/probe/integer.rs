@@ -25,8 +25,8 @@ pub struct IntegerDeviation {
     /// Milliseconds of the compared decode steps, summed, each way.
     pub exact_ms: f64,
     pub integer_ms: f64,
-    /// The share of a decode step's weights that the integer arithmetic applies to (Q8_0).
-    pub q8_0_share: f64,
+    /// The share of a decode step's weights that the integer arithmetic applies to.
+    pub integer_share: f64,
 }
 
 /// Measures the `steps` (1 to `MAX_STEPS`) greedy decode steps after `prompt` (prefilled
@@ -85,6 +85,6 @@ fn measure(model: &Model, prompt: &[u32], steps: usize, clock: &dyn Fn() -> f64)
         same_greedy: same,
         exact_ms,
         integer_ms,
-        q8_0_share: model.q8_0_share(),
+        integer_share: model.integer_share(),
     })
 }

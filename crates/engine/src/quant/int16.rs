@@ -1,72 +1,143 @@
 //! The opt-in integer arithmetic for decode (off by default): one activation row is
-//! rounded to 16-bit integers, per block of 32 with its own scale, and multiplied with Q8_0
-//! weights in integer arithmetic (`dot_i8_i16`: eight i16 products summed per i32 lane),
-//! one float multiply per block. llama.cpp does the same with 8-bit activations (Q8_0 ×
-//! Q8_0); wasm has no 8-bit dot product, so 16 bits cost the same instructions and keep
-//! about 2^-16 of each block's largest value instead of 2^-8.
+//! rounded to 16-bit integers, per block of 32 with its own scale, and multiplied with the
+//! integer values of Q4_0, Q4_1, Q5_0 and Q8_0 blocks in integer arithmetic (`dot_i8_i16`
+//! and its unpacking forms: eight i16 products summed per i32 lane), one float multiply per
+//! block; Q4_1's offsets still meet the float Σ x. llama.cpp does the same with 8-bit
+//! activations; wasm has no 8-bit dot product, so 16 bits cost the same instructions and
+//! keep about 2^-16 of each block's largest value instead of 2^-8. The K-quants' values
+//! carry float sub-block scales, so they keep the exact path.
 //!
 //! It changes results: each activation moves by up to half a step, max |x| / 65534 of its
 //! block, so the logits are no longer the plain-f32 pass's. `probe::integer` measures by
 //! how much on the loaded model, and the page shows it before anyone relies on it.
 
-use super::q8::Q8_0;
-use super::simd::{dot_i8_i16, pair_bytes, BYTE_PAIR, F4};
-use super::BLOCK;
+use super::simd::{pair_bytes, F4};
+use super::{Blocks, BLOCK};
 
 /// The largest magnitude a rounded activation takes: i16's, symmetric.
 const STEPS: f32 = 32767.0;
 
-/// One activation row as 16-bit integers: per block of 32, the values in `pair_bytes`'
-/// order (the order Q8_0 keeps its weights in) and the scale that turns them back.
+/// A block family with integer values and an integer dot product with 16-bit activations.
+pub(super) trait IntegerBlocks: Blocks {
+    /// Whether the family keeps its values in `pair_bytes`' order (the activations follow).
+    const PAIRED: bool;
+    /// Σ q·x over block i's integer values q, as four i32 lane sums (`dot_i8_i16`'s) in f32.
+    fn dot_i16(&self, i: usize, x: &[i16; 32]) -> F4;
+    /// What turns those integer values into weights (with `Blocks::offset`, where the family has one).
+    fn integer_scale(&self, i: usize) -> f32;
+    /// Block i's integer value at element j (0..32, the block's own order).
+    fn integer_value(&self, i: usize, j: usize) -> f32;
+    /// What the block adds beside its integers times the activations, given Σ x over each
+    /// of its halves (`Blocks::offset`, unless the family centres its integers).
+    #[inline(always)]
+    fn integer_offset(&self, i: usize, sums: [f32; 2]) -> f32 {
+        self.offset(i, sums)
+    }
+}
+
+/// Where `pair_bytes` puts element j of a block.
+pub(super) fn paired_place(j: usize) -> usize {
+    8 * (j / 8) + 2 * (j % 4) + (j % 8) / 4
+}
+
+/// A block's largest activation is taken out of its integers (and multiplied in f32) when it
+/// is more than this many times the next largest: activations have a few huge values, and
+/// one of them would otherwise set a step too coarse for the other 31.
+const OUTLIER: f32 = 4.0;
+
+/// An activation kept out of its block's integers.
+struct Outlier {
+    block: usize,
+    element: usize,
+    x: f32,
+}
+
+/// One activation row as 16-bit integers: per block of 32, the values (in `pair_bytes`'
+/// order for the families that keep theirs so) and the scale that turns them back; and the
+/// outliers kept as floats.
 pub(super) struct Int16Row {
     q: Vec<[i16; 32]>,
     scale: Vec<f32>,
+    outliers: Vec<Outlier>,
 }
 
 impl Int16Row {
-    /// Each block's values rounded to the nearest multiple of max |x| / 32767. A block of
-    /// zeros has scale 0; a block holding an infinity or a NaN gets a NaN scale, so that the
-    /// products come out NaN as in the float pass (never a number made up from it).
-    pub(super) fn new(x: &[f32]) -> Self {
-        let (mut q, mut scale) = (Vec::with_capacity(x.len() / BLOCK), Vec::with_capacity(x.len() / BLOCK));
-        for block in x.chunks_exact(BLOCK) {
-            let max = block.iter().fold(0f32, |m, v| m.max(v.abs()));
-            let (s, inv) = if !max.is_finite() || block.iter().any(|v| v.is_nan()) {
+    /// Each block's values rounded to the nearest multiple of max |x| / 32767, its largest
+    /// value first taken out as an `Outlier` when it is more than `OUTLIER` times the next (the
+    /// step then follows the next). A block of zeros has scale 0; a block holding an infinity
+    /// or a NaN gets a NaN scale, so that the products come out NaN as in the float pass
+    /// (never a number made up from it).
+    pub(super) fn new(x: &[f32], paired: bool) -> Self {
+        let n = x.len() / BLOCK;
+        let (mut q, mut scale, mut outliers) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::new());
+        for (b, block) in x.chunks_exact(BLOCK).enumerate() {
+            let mut values = *<&[f32; BLOCK]>::try_from(block).unwrap();
+            let top = (0..BLOCK).max_by(|&i, &j| values[i].abs().total_cmp(&values[j].abs())).unwrap();
+            let next = (0..BLOCK).filter(|&j| j != top).fold(0f32, |m, j| m.max(values[j].abs()));
+            if values[top].abs() > OUTLIER * next && values[top].is_finite() {
+                outliers.push(Outlier { block: b, element: top, x: values[top] });
+                values[top] = 0.0;
+            }
+            let max = values.iter().fold(0f32, |m, v| m.max(v.abs()));
+            let (s, inv) = if !max.is_finite() || values.iter().any(|v| v.is_nan()) {
                 (f32::NAN, 0.0)
             } else if max == 0.0 {
                 (0.0, 0.0)
             } else {
                 (max / STEPS, STEPS / max)
             };
-            q.push(pair_bytes(&std::array::from_fn(|j| (block[j] * inv).round() as i16)));
+            let rounded = values.map(|v| (v * inv).round() as i16);
+            q.push(if paired { pair_bytes(&rounded) } else { rounded });
             scale.push(s);
         }
-        Self { q, scale }
+        Self { q, scale, outliers }
     }
 }
 
-/// `out[r - rows.start] = Σ_b d(r, b) · scale(b) · Σ_j q(r, b, j) · x(b, j)` for each row r
-/// of `w` (a Q8_0 matrix of `per_row` blocks a row) in `rows`: `matvec_scaled`'s shape (two
-/// rows share each load of the activations), with the block's dot product in integers.
-pub(super) fn matvec(w: &Q8_0, x: &Int16Row, per_row: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
+/// `out[r - rows.start] = Σ_b integer_scale(r, b) · scale(b) · Σ_j q(r, b, j) · x(b, j)
+/// + offset(r, b)` for each row r of `w` (`per_row` blocks a row) in `rows`, where `sums`
+/// holds the float Σ x of each half block (for the offsets): `matvec_scaled`'s shape (two
+/// rows share each load of the activations), with the blocks' dot products in integers;
+/// then the outliers, each weight times its activation in f32.
+pub(super) fn matvec<B: IntegerBlocks>(
+    w: &B,
+    x: &Int16Row,
+    sums: &[[f32; 2]],
+    per_row: usize,
+    rows: std::ops::Range<usize>,
+    out: &mut [f32],
+) {
     let (xq, xs) = (&x.q[..per_row], &x.scale[..per_row]);
-    // The block's stored scale is d / BYTE_PAIR (q8.rs): times BYTE_PAIR, a power of two, it
-    // is d again, exactly.
-    let block = |q: &[i8; 32], d: f32, b: usize| dot_i8_i16(q, &xq[b]).mul(F4::splat(d * BYTE_PAIR * xs[b]));
+    let block = |i: usize, b: usize| w.dot_i16(i, &xq[b]).mul(F4::splat(w.integer_scale(i) * xs[b]));
+    let offset = |i: usize, b: usize| if B::OFFSET { w.integer_offset(i, sums[b]) } else { 0.0 };
+    let outliers = |r: usize| -> f32 {
+        x.outliers.iter().map(|o| {
+            let i = r * per_row + o.block;
+            w.integer_scale(i) * w.integer_value(i, o.element) * o.x
+        }).sum()
+    };
     let mut r = rows.start;
     while r + 1 < rows.end {
-        let ((q0, d0), (q1, d1)) = (w.run(r * per_row..(r + 1) * per_row), w.run((r + 1) * per_row..(r + 2) * per_row));
+        let (i0, i1) = (r * per_row, (r + 1) * per_row);
         let (mut a0, mut a1) = (F4::zero(), F4::zero());
+        let (mut c0, mut c1) = (0f32, 0f32);
         for b in 0..per_row {
-            a0 = a0.add(block(&q0[b], d0[b], b));
-            a1 = a1.add(block(&q1[b], d1[b], b));
+            a0 = a0.add(block(i0 + b, b));
+            a1 = a1.add(block(i1 + b, b));
+            c0 += offset(i0 + b, b);
+            c1 += offset(i1 + b, b);
         }
-        out[r - rows.start] = a0.sum();
-        out[r + 1 - rows.start] = a1.sum();
+        out[r - rows.start] = a0.sum() + c0 + outliers(r);
+        out[r + 1 - rows.start] = a1.sum() + c1 + outliers(r + 1);
         r += 2;
     }
     if r < rows.end {
-        let (q0, d0) = w.run(r * per_row..(r + 1) * per_row);
-        out[r - rows.start] = (0..per_row).fold(F4::zero(), |a, b| a.add(block(&q0[b], d0[b], b))).sum();
+        let i0 = r * per_row;
+        let (mut a, mut c) = (F4::zero(), 0f32);
+        for b in 0..per_row {
+            a = a.add(block(i0 + b, b));
+            c += offset(i0 + b, b);
+        }
+        out[r - rows.start] = a.sum() + c + outliers(r);
     }
 }

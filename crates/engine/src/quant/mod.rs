@@ -227,26 +227,35 @@ impl QMatrix {
     }
 
     /// `matmul` with the opt-in integer arithmetic (`int16.rs`) for one activation row times
-    /// a Q8_0 matrix; any other product is `matmul`'s. The row is rounded once, before the
-    /// rows of the matrix are split over the threads, so the result is the same at every
-    /// thread count.
+    /// a Q4_0, Q4_1, Q5_0 or Q8_0 matrix; any other product is `matmul`'s. The row is rounded
+    /// once, before the rows of the matrix are split over the threads, so the result is the
+    /// same at every thread count.
     pub fn matmul_integer(&self, x: &[f32], n: usize, out: &mut [f32]) {
-        let Weights::Q8_0(w) = &self.w else { return self.matmul(x, n, out) };
         if n != 1 {
             return self.matmul(x, n, out);
         }
+        match &self.w {
+            Weights::Q4_0(w) => self.matvec_integer(w, x, out),
+            Weights::Q4_1(w) => self.matvec_integer(w, x, out),
+            Weights::Q5_0(w) => self.matvec_integer(w, x, out),
+            Weights::Q8_0(w) => self.matvec_integer(w, x, out),
+            _ => self.matmul(x, n, out),
+        }
+    }
+
+    fn matvec_integer<B: int16::IntegerBlocks + Sync>(&self, w: &B, x: &[f32], out: &mut [f32]) {
         assert_eq!((x.len(), out.len()), (self.cols, self.rows), "matmul: shapes");
-        let (row, per_row) = (int16::Int16Row::new(x), self.cols / BLOCK);
+        let (row, sums, per_row) = (int16::Int16Row::new(x, B::PAIRED), half_sums_of(w, x), self.cols / BLOCK);
         parallel::columns(out, 1, ROW_TILE, self.rows * self.cols, |rows, part| {
-            int16::matvec(w, &row, per_row, rows, part)
+            int16::matvec(w, &row, &sums, per_row, rows, part)
         })
     }
 
-    /// `matmul_batch` with the opt-in integer arithmetic: each row of a Q8_0 product is
-    /// `matmul_integer` of that row alone (so a batched sequence gets the logits it would get
-    /// alone); any other product is `matmul_batch`'s.
+    /// `matmul_batch` with the opt-in integer arithmetic: each row of a product that has it
+    /// is `matmul_integer` of that row alone (so a batched sequence gets the logits it would
+    /// get alone); any other product is `matmul_batch`'s.
     pub fn matmul_batch_integer(&self, x: &[f32], n: usize, out: &mut [f32]) {
-        if !self.is_q8_0() {
+        if !self.has_integer_arithmetic() {
             return self.matmul_batch(x, n, out);
         }
         assert_eq!((x.len(), out.len()), (n * self.cols, n * self.rows), "matmul_batch: shapes");
@@ -255,9 +264,9 @@ impl QMatrix {
         }
     }
 
-    /// Whether the weights are Q8_0, the type `matmul_integer` has integer arithmetic for.
-    pub fn is_q8_0(&self) -> bool {
-        matches!(self.w, Weights::Q8_0(_))
+    /// Whether `matmul_integer` has integer arithmetic for this matrix's block type.
+    pub fn has_integer_arithmetic(&self) -> bool {
+        matches!(self.w, Weights::Q4_0(_) | Weights::Q4_1(_) | Weights::Q5_0(_) | Weights::Q8_0(_))
     }
 
     /// `n` independent decode rows (sequences decoding together, `batch.rs`): each row gets
@@ -584,40 +593,96 @@ mod tests {
         check(GgmlDType::BF16)
     }
 
-    /// The opt-in integer arithmetic on random Q8_0 blocks, against the exact product of
-    /// the dequantised weights: each activation moves by at most half its block's step
-    /// (max |x| / 32767 / 2), so a row moves by at most Σ |w| · step / 2, plus f32 rounding.
-    #[test]
-    fn integer_products_stay_within_their_rounding_of_the_exact_ones() {
-        let (rows, cols) = (7, 512);
-        let m = QMatrix::from_ggml("w", GgmlDType::Q8_0, rows, cols, &random_tensor(GgmlDType::Q8_0, rows, cols, 5))
-            .unwrap();
-        let mut rng = Rng(11);
-        // Blocks of very different sizes, one of zeros: each block has its own scale.
-        let mut x: Vec<f32> = (0..cols).map(|i| rng.unit() * [1.0, 1e-3, 40.0, 0.0][i / BLOCK % 4]).collect();
-        x[3] = 1e-30;
-        let (mut exact, mut integer) = (vec![0f32; rows], vec![0f32; rows]);
-        m.matmul(&x, 1, &mut exact);
-        m.matmul_integer(&x, 1, &mut integer);
-        let mut w = vec![0f32; cols];
-        for r in 0..rows {
-            m.row_into(r, &mut w);
-            let bound: f64 = x
-                .chunks(BLOCK)
-                .zip(w.chunks(BLOCK))
-                .map(|(xb, wb)| {
-                    let step = xb.iter().fold(0f32, |a, v| a.max(v.abs())) as f64 / 32767.0;
-                    wb.iter().map(|v| v.abs() as f64).sum::<f64>() * step / 2.0
+    /// The activations as `Int16Row` rounds them, in f64: per block, an outlier (more than 4
+    /// times the rest) exact, the rest on steps of the largest left / 32767.
+    fn rounded(x: &[f32]) -> Vec<f64> {
+        x.chunks(BLOCK)
+            .flat_map(|b| {
+                let top = (0..BLOCK).max_by(|&i, &j| b[i].abs().total_cmp(&b[j].abs())).unwrap();
+                let next = (0..BLOCK).filter(|&j| j != top).fold(0f32, |a, j| a.max(b[j].abs()));
+                let outlier = b[top].abs() > 4.0 * next;
+                let max = if outlier { next } else { b[top].abs() };
+                let (s, inv) = if max == 0.0 { (0.0, 0.0) } else { (max / 32767.0, 32767.0 / max) };
+                (0..BLOCK).map(move |j| match outlier && j == top {
+                    true => b[j] as f64,
+                    false => ((b[j] * inv).round() as i16) as f64 * s as f64,
                 })
-                .sum();
-            let d = (exact[r] as f64 - integer[r] as f64).abs();
-            assert!(d <= bound + 1e-5 * exact[r].abs() as f64, "row {r}: {} vs {}: {d} > {bound}", exact[r], integer[r]);
-            assert!(exact[r] != integer[r], "row {r}: the integer path was not taken");
+            })
+            .collect()
+    }
+
+    /// Checks one matrix's integer products (`integer`, for activations `x`) against the same
+    /// sums in f64 from `blocks`' integer values, read one by one (`integer_value`, which is
+    /// first checked against the exact dequantisation, `block`), and returns each row's size
+    /// (Σ of the terms' magnitudes).
+    fn check_integer<B: int16::IntegerBlocks>(blocks: &B, x: &[f32], integer: &[f32], per_row: usize) -> Vec<f64> {
+        let (rounded, sums) = (rounded(x), half_sums_of(blocks, x));
+        let mut sizes = Vec::new();
+        for (r, got) in integer.iter().enumerate() {
+            let (mut want, mut size) = (0f64, 0f64);
+            for b in 0..per_row {
+                let i = r * per_row + b;
+                let mut w = [0f32; 32];
+                for (k, v) in blocks.block(i).iter().enumerate() {
+                    v.store(&mut w[4 * k..]);
+                }
+                // The integer value times its scale, plus the block's share of the offset (an
+                // offset times Σ x over the block is Σ of offset · x).
+                let each = blocks.integer_offset(i, [0.5, 0.5]) as f64;
+                let mut dot = 0f64;
+                for j in 0..BLOCK {
+                    let q = blocks.integer_value(i, j) as f64;
+                    let value = blocks.integer_scale(i) as f64 * q + if B::OFFSET { each } else { 0.0 };
+                    assert!((value - w[j] as f64).abs() <= 1e-6 * (w[j].abs() as f64 + 1e-3), "block {i} element {j}");
+                    dot += q * rounded[b * BLOCK + j];
+                }
+                let offset = if B::OFFSET { blocks.integer_offset(i, sums[b]) as f64 } else { 0.0 };
+                want += blocks.integer_scale(i) as f64 * dot + offset;
+                size += (blocks.integer_scale(i) as f64 * dot).abs() + offset.abs();
+            }
+            assert!((*got as f64 - want).abs() <= 1e-5 * size + 1e-30, "row {r}: {got} against {want}");
+            sizes.push(size);
         }
-        // A NaN in the activations comes out as NaN, as in the float product.
-        x[40] = f32::NAN;
-        m.matmul_integer(&x, 1, &mut integer);
-        assert!(integer.iter().all(|v| v.is_nan()));
+        sizes
+    }
+
+    /// The opt-in integer arithmetic on random blocks of each type that has it: the SIMD
+    /// unpacking against `check_integer`'s one-by-one sums (a wrong nibble, fifth bit or order
+    /// moves a row by far more than f32's rounding); as close to the exact product as the
+    /// rounding of the activations allows; and a NaN stays NaN.
+    #[test]
+    fn integer_products_are_the_blocks_times_the_rounded_activations() {
+        let (rows, cols) = (7, 512);
+        for dtype in [GgmlDType::Q4_0, GgmlDType::Q4_1, GgmlDType::Q5_0, GgmlDType::Q8_0] {
+            let bytes = random_tensor(dtype, rows, cols, 5 ^ dtype.type_size() as u64);
+            let m = QMatrix::from_ggml("w", dtype, rows, cols, &bytes).unwrap();
+            assert!(m.has_integer_arithmetic());
+            let mut rng = Rng(11);
+            // Blocks of very different sizes, one of zeros: each block has its own scale.
+            let mut x: Vec<f32> = (0..cols).map(|i| rng.unit() * [1.0, 1e-3, 40.0, 0.0][i / BLOCK % 4]).collect();
+            x[3] = 1e-30;
+            // An outlier (more than 4 times the rest of its block): kept out of the integers.
+            x[70] = 500.0;
+            let (mut exact, mut integer) = (vec![0f32; rows], vec![0f32; rows]);
+            m.matmul(&x, 1, &mut exact);
+            m.matmul_integer(&x, 1, &mut integer);
+            let per_row = cols / BLOCK;
+            let sizes = match &m.w {
+                Weights::Q4_0(b) => check_integer(b, &x, &integer, per_row),
+                Weights::Q4_1(b) => check_integer(b, &x, &integer, per_row),
+                Weights::Q5_0(b) => check_integer(b, &x, &integer, per_row),
+                Weights::Q8_0(b) => check_integer(b, &x, &integer, per_row),
+                _ => unreachable!(),
+            };
+            for r in 0..rows {
+                assert!(integer[r] != exact[r], "{dtype:?} row {r}: the integer path was not taken");
+                assert!((integer[r] - exact[r]).abs() <= 1e-3 * sizes[r] as f32, "{dtype:?} row {r}");
+            }
+            // A NaN in the activations comes out as NaN, as in the float product.
+            x[40] = f32::NAN;
+            m.matmul_integer(&x, 1, &mut integer);
+            assert!(integer.iter().all(|v| v.is_nan()), "{dtype:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! (q - 8) * d; Q4_1: value = q * d + m. The nibbles are kept as they come.
 
 use super::float::scale_at;
-use super::simd::{nibbles, F4};
+use super::int16::IntegerBlocks;
+use super::simd::{dot_nibbles_i16, nibbles, F4};
 use super::{Blocks, Weights, BLOCK};
 use crate::error::Result;
 use crate::memory::with_capacity;
@@ -47,6 +48,64 @@ pub(super) fn load_q4_1(name: &str, elems: usize, bytes: &[u8]) -> Result<Weight
 #[inline(always)]
 pub(super) fn nibbles_at(qs: &[u8], i: usize) -> [F4; 8] {
     nibbles(qs[i * 16..(i + 1) * 16].try_into().unwrap())
+}
+
+/// Element j's nibble of block `i` (low nibbles are elements 0..16, high 16..32).
+pub(super) fn nibble(qs: &[u8], i: usize, j: usize) -> u8 {
+    let byte = qs[i * 16 + j % 16];
+    if j < 16 { byte & 15 } else { byte >> 4 }
+}
+
+/// Block `i`'s nibbles as an array.
+#[inline(always)]
+fn nibble_block(qs: &[u8], i: usize) -> &[u8; 16] {
+    &qs.as_chunks::<16>().0[i]
+}
+
+/// The integer values are `raw`'s, q - 8.
+impl IntegerBlocks for Q4_0 {
+    const PAIRED: bool = false;
+
+    #[inline(always)]
+    fn dot_i16(&self, i: usize, x: &[i16; 32]) -> F4 {
+        dot_nibbles_i16(nibble_block(&self.qs, i), 8, x)
+    }
+
+    #[inline(always)]
+    fn integer_scale(&self, i: usize) -> f32 {
+        self.d[i]
+    }
+
+    fn integer_value(&self, i: usize, j: usize) -> f32 {
+        nibble(&self.qs, i, j) as f32 - 8.0
+    }
+}
+
+/// The integer values are centred, q - 8, and the offset takes the 8 back: q·d + m =
+/// (q - 8)·d + (m + 8d). Uncentred, every q is positive and the rounding errors of the
+/// activations add up to more (tests/integer.rs, "What is the capital of France?": mean
+/// |Δlogit| 1.4e-3 uncentred, 0.4e-3 centred).
+impl IntegerBlocks for Q4_1 {
+    const PAIRED: bool = false;
+
+    #[inline(always)]
+    fn dot_i16(&self, i: usize, x: &[i16; 32]) -> F4 {
+        dot_nibbles_i16(nibble_block(&self.qs, i), 8, x)
+    }
+
+    #[inline(always)]
+    fn integer_offset(&self, i: usize, sums: [f32; 2]) -> f32 {
+        (self.m[i] + 8.0 * self.d[i]) * (sums[0] + sums[1])
+    }
+
+    #[inline(always)]
+    fn integer_scale(&self, i: usize) -> f32 {
+        self.d[i]
+    }
+
+    fn integer_value(&self, i: usize, j: usize) -> f32 {
+        nibble(&self.qs, i, j) as f32 - 8.0
+    }
 }
 
 /// ggml's arithmetic, `(q - 8) * d`, is `Blocks::block`'s `raw · scale`.

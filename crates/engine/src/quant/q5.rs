@@ -11,8 +11,9 @@
 
 use super::float::scale_at;
 use super::planes::bits;
-use super::q4::nibbles_at;
-use super::simd::{fives_paired, pack_fives, BYTE_PAIR, F4};
+use super::q4::{nibble, nibbles_at};
+use super::int16::{paired_place, IntegerBlocks};
+use super::simd::{dot_fives_i16, fives_paired, pack_fives, BYTE_PAIR, F4};
 use super::{Blocks, Weights, BLOCK};
 use crate::error::Result;
 use crate::memory::{with_capacity, zeros};
@@ -91,6 +92,28 @@ impl Blocks for Q5_0 {
 
     fn bytes(&self) -> usize {
         self.d.len() * 4 + self.planes.len() * 16 + self.qs.len()
+    }
+}
+
+/// The integer values are q - 16; `raw`'s are those times `BYTE_PAIR`, so the scale is d again.
+impl IntegerBlocks for Q5_0 {
+    const PAIRED: bool = true;
+
+    #[inline(always)]
+    fn dot_i16(&self, i: usize, x: &[i16; 32]) -> F4 {
+        dot_fives_i16(&self.qs.as_chunks::<16>().0[i], &self.planes[i / 4], i % 4, x)
+    }
+
+    #[inline(always)]
+    fn integer_scale(&self, i: usize) -> f32 {
+        self.d[i] * BYTE_PAIR
+    }
+
+    /// `pack_fives`' byte at element j's place: its nibble, minus 16 where its fifth bit is clear.
+    fn integer_value(&self, i: usize, j: usize) -> f32 {
+        let p = paired_place(j);
+        let bit = (self.planes[i / 4][p % 16] >> (2 * (i % 4) + p / 16)) & 1;
+        (nibble(&self.qs, i, p) as i32 - if bit == 0 { 16 } else { 0 }) as f32
     }
 }
 

@@ -3,7 +3,8 @@
 //! `BYTE_PAIR` (fewer instructions), so d is kept divided by it: the same products to the bit.
 
 use super::float::scale_at;
-use super::simd::{bytes_paired, pair_bytes, BYTE_PAIR, F4};
+use super::int16::{paired_place, IntegerBlocks};
+use super::simd::{bytes_paired, dot_i8_i16, pair_bytes, BYTE_PAIR, F4};
 use super::{Blocks, Weights, BLOCK};
 use crate::error::Result;
 use crate::memory::with_capacity;
@@ -25,12 +26,22 @@ pub(super) fn load(name: &str, elems: usize, bytes: &[u8]) -> Result<Weights> {
     Ok(Weights::Q8_0(Q8_0 { d, qs }))
 }
 
-impl Q8_0 {
-    /// Blocks `blocks`' q (in `pair_bytes`' order) and d / `BYTE_PAIR`, as slices of one
-    /// length: a loop over them needs no bounds checks.
+/// The integer values are the file's q; `raw`'s are q · `BYTE_PAIR`, so the scale is d again.
+impl IntegerBlocks for Q8_0 {
+    const PAIRED: bool = true;
+
     #[inline(always)]
-    pub(super) fn run(&self, blocks: std::ops::Range<usize>) -> (&[[i8; 32]], &[f32]) {
-        (&self.qs.as_chunks::<BLOCK>().0[blocks.clone()], &self.d[blocks])
+    fn dot_i16(&self, i: usize, x: &[i16; 32]) -> F4 {
+        dot_i8_i16(&self.qs.as_chunks::<BLOCK>().0[i], x)
+    }
+
+    #[inline(always)]
+    fn integer_scale(&self, i: usize) -> f32 {
+        self.d[i] * BYTE_PAIR
+    }
+
+    fn integer_value(&self, i: usize, j: usize) -> f32 {
+        self.qs[i * BLOCK + paired_place(j)] as f32
     }
 }
 

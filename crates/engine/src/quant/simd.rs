@@ -98,18 +98,53 @@ mod arch {
         F4(f32x4_convert_i32x4(i32x4_add(i32x4_add(eight(0), eight(1)), i32x4_add(eight(2), eight(3)))))
     }
 
+    /// `dot_i8_i16` of a block held as two i8x16: values 0..16 in `lo`, 16..32 in `hi`.
+    #[inline(always)]
+    fn dot_halves_i16(lo: v128, hi: v128, x: &[i16; 32]) -> F4 {
+        // SAFETY: 16-byte reads of `x` at element 8k < 32, inside the array.
+        let xs = |k: usize| unsafe { v128_load(x.as_ptr().add(8 * k) as *const v128) };
+        let (a, b) = (i32x4_dot_i16x8(i16x8_extend_low_i8x16(lo), xs(0)), i32x4_dot_i16x8(i16x8_extend_high_i8x16(lo), xs(1)));
+        let (c, d) = (i32x4_dot_i16x8(i16x8_extend_low_i8x16(hi), xs(2)), i32x4_dot_i16x8(i16x8_extend_high_i8x16(hi), xs(3)));
+        F4(f32x4_convert_i32x4(i32x4_add(i32x4_add(a, b), i32x4_add(c, d))))
+    }
+
+    /// `dot_i8_i16` of a Q4 block's nibbles minus `minus` (8 for Q4_0, 0 for Q4_1), in the
+    /// block's own order.
+    #[inline(always)]
+    pub fn dot_nibbles_i16(qs: &[u8; 16], minus: i8, x: &[i16; 32]) -> F4 {
+        // SAFETY: a 16-byte read of a 16-byte array.
+        let v = unsafe { v128_load(qs.as_ptr() as *const v128) };
+        let m = i8x16_splat(minus);
+        dot_halves_i16(i8x16_sub(v128_and(v, u8x16_splat(0x0F)), m), i8x16_sub(u8x16_shr(v, 4), m), x)
+    }
+
+    /// A `pack_fives` block's bytes (values 0..16 and 16..32 in `pair_bytes`' order): each
+    /// nibble, with 0xF0 where its fifth bit (in `plane`, as block `g` of its group) is clear,
+    /// so that it reads as the nibble minus 16.
+    #[inline(always)]
+    fn fives(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [v128; 2] {
+        // SAFETY: a 16-byte read of a 16-byte array.
+        let load = |b: &[u8; 16]| unsafe { v128_load(b.as_ptr() as *const v128) };
+        let (v, p) = (load(qs), load(plane));
+        let minus16 = |bit: &[u8; 16]| v128_and(i8x16_eq(v128_and(p, load(bit)), u8x16_splat(0)), u8x16_splat(0xF0));
+        let lo = v128_or(v128_and(v, u8x16_splat(0x0F)), minus16(&super::FIFTH_BITS[2 * (g & 3)]));
+        [lo, v128_or(u8x16_shr(v, 4), minus16(&super::FIFTH_BITS[2 * (g & 3) + 1]))]
+    }
+
+    /// `dot_i8_i16` of a `pack_fives` block (`fives`' bytes, as `fives_paired` reads them).
+    #[inline(always)]
+    pub fn dot_fives_i16(qs: &[u8; 16], plane: &[u8; 16], g: usize, x: &[i16; 32]) -> F4 {
+        let [lo, hi] = fives(qs, plane, g);
+        dot_halves_i16(lo, hi, x)
+    }
+
     /// The 32 signed values of a `pack_fives` block, each times `BYTE_PAIR`: the nibbles
     /// become bytes, a byte whose fifth bit (in `plane`, as block `g` of its group) is clear
     /// gets 0xF0, so that it reads as the nibble minus 16, and the bytes, in `pair_bytes`'
     /// order, are unpacked as there.
     #[inline(always)]
     pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
-        // SAFETY: a 16-byte read of a 16-byte array.
-        let load = |b: &[u8; 16]| unsafe { v128_load(b.as_ptr() as *const v128) };
-        let (v, p) = (load(qs), load(plane));
-        let minus16 = |bit: &[u8; 16]| v128_and(i8x16_eq(v128_and(p, load(bit)), u8x16_splat(0)), u8x16_splat(0xF0));
-        let lo = v128_or(v128_and(v, u8x16_splat(0x0F)), minus16(&super::FIFTH_BITS[2 * (g & 3)]));
-        let hi = v128_or(u8x16_shr(v, 4), minus16(&super::FIFTH_BITS[2 * (g & 3) + 1]));
+        let [lo, hi] = fives(qs, plane, g);
         let high = i32x4_splat(0xFFFF_0000u32 as i32);
         let split = |w: v128| [F4(f32x4_convert_i32x4(i32x4_shl(w, 16))), F4(f32x4_convert_i32x4(v128_and(w, high)))];
         let ([a, b], [c, d]) = (split(i16x8_extend_low_i8x16(lo)), split(i16x8_extend_high_i8x16(lo)));
@@ -209,10 +244,18 @@ mod arch {
     #[inline(always)]
     pub fn dot_i8_i16(qs: &[i8; 32], x: &[i16; 32]) -> F4 {
         unsafe {
+            let load = |k: usize| _mm_loadu_si128(qs.as_ptr().add(16 * k) as *const __m128i);
+            dot_halves_i16(load(0), load(1), x)
+        }
+    }
+
+    /// As on wasm32.
+    #[inline(always)]
+    fn dot_halves_i16(lo: __m128i, hi: __m128i, x: &[i16; 32]) -> F4 {
+        unsafe {
             let widen =
                 |v: __m128i| [_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8)];
-            let [w0, w1] = widen(_mm_loadu_si128(qs.as_ptr() as *const __m128i));
-            let [w2, w3] = widen(_mm_loadu_si128(qs.as_ptr().add(16) as *const __m128i));
+            let ([w0, w1], [w2, w3]) = (widen(lo), widen(hi));
             let xs = |k: usize| _mm_loadu_si128(x.as_ptr().add(8 * k) as *const __m128i);
             let (a, b) = (_mm_madd_epi16(w0, xs(0)), _mm_madd_epi16(w1, xs(1)));
             let (c, d) = (_mm_madd_epi16(w2, xs(2)), _mm_madd_epi16(w3, xs(3)));
@@ -222,7 +265,18 @@ mod arch {
 
     /// As on wasm32.
     #[inline(always)]
-    pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
+    pub fn dot_nibbles_i16(qs: &[u8; 16], minus: i8, x: &[i16; 32]) -> F4 {
+        unsafe {
+            let (v, nib, m) = (_mm_loadu_si128(qs.as_ptr() as *const __m128i), _mm_set1_epi8(0x0F), _mm_set1_epi8(minus));
+            let lo = _mm_sub_epi8(_mm_and_si128(v, nib), m);
+            let hi = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(v, 4), nib), m);
+            dot_halves_i16(lo, hi, x)
+        }
+    }
+
+    /// As on wasm32.
+    #[inline(always)]
+    fn fives(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [__m128i; 2] {
         unsafe {
             let load = |b: &[u8; 16]| _mm_loadu_si128(b.as_ptr() as *const __m128i);
             let (v, p, nib) = (load(qs), load(plane), _mm_set1_epi8(0x0F));
@@ -231,8 +285,22 @@ mod arch {
                 _mm_and_si128(clear, _mm_set1_epi8(0xF0u8 as i8))
             };
             let lo = _mm_or_si128(_mm_and_si128(v, nib), minus16(&super::FIFTH_BITS[2 * (g & 3)]));
-            let hi =
-                _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 4), nib), minus16(&super::FIFTH_BITS[2 * (g & 3) + 1]));
+            [lo, _mm_or_si128(_mm_and_si128(_mm_srli_epi16(v, 4), nib), minus16(&super::FIFTH_BITS[2 * (g & 3) + 1]))]
+        }
+    }
+
+    /// As on wasm32.
+    #[inline(always)]
+    pub fn dot_fives_i16(qs: &[u8; 16], plane: &[u8; 16], g: usize, x: &[i16; 32]) -> F4 {
+        let [lo, hi] = fives(qs, plane, g);
+        dot_halves_i16(lo, hi, x)
+    }
+
+    /// As on wasm32.
+    #[inline(always)]
+    pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
+        unsafe {
+            let [lo, hi] = fives(qs, plane, g);
             let high = _mm_set1_epi32(0xFFFF_0000u32 as i32);
             let split =
                 |w: __m128i| [F4(_mm_cvtepi32_ps(_mm_slli_epi32(w, 16))), F4(_mm_cvtepi32_ps(_mm_and_si128(w, high)))];
@@ -341,16 +409,29 @@ mod arch {
         F4(std::array::from_fn(|l| (0..4).map(|k| pair(8 * k + 2 * l)).sum::<i32>() as f32))
     }
 
-    pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
-        let q: [i8; 32] = std::array::from_fn(|j| {
+    pub fn dot_nibbles_i16(qs: &[u8; 16], minus: i8, x: &[i16; 32]) -> F4 {
+        let q: [i8; 32] = std::array::from_fn(|j| (if j < 16 { qs[j] & 15 } else { qs[j - 16] >> 4 }) as i8 - minus);
+        dot_i8_i16(&q, x)
+    }
+
+    pub fn dot_fives_i16(qs: &[u8; 16], plane: &[u8; 16], g: usize, x: &[i16; 32]) -> F4 {
+        dot_i8_i16(&fives(qs, plane, g), x)
+    }
+
+    /// A `pack_fives` block's 32 signed values, in `pair_bytes`' order.
+    fn fives(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [i8; 32] {
+        std::array::from_fn(|j| {
             let (nibble, bit) = if j < 16 { (qs[j] & 15, 2 * (g & 3)) } else { (qs[j - 16] >> 4, 2 * (g & 3) + 1) };
             (nibble | if ((plane[j % 16] >> bit) & 1) == 0 { 0xF0 } else { 0 }) as i8
-        });
-        bytes_paired(&q)
+        })
+    }
+
+    pub fn fives_paired(qs: &[u8; 16], plane: &[u8; 16], g: usize) -> [F4; 8] {
+        bytes_paired(&fives(qs, plane, g))
     }
 }
 
-pub use arch::{bytes_paired, dot_i8_i16, fives_paired, nibbles, F4};
+pub use arch::{bytes_paired, dot_fives_i16, dot_i8_i16, dot_nibbles_i16, fives_paired, nibbles, F4};
 
 /// What `bytes_paired` multiplies each value by: placing an i16 in the high half of an i32
 /// lane is cheaper than sign-extending it. The products are exact in f32, and a power of
