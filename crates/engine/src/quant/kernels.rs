@@ -38,15 +38,28 @@ pub(super) fn matvec_scaled(
     // As arrays, so that the loads need no bounds checks (they were 8 branches a block).
     let xs = x.as_chunks::<BLOCK>().0;
     let xblock = |b: usize| -> [F4; 8] { std::array::from_fn(|k| F4::load(&xs[b][4 * k..])) };
+    in_row_pairs(per_row, rows, out, |i, b| dot_block(q(i), &xblock(b)).mul(F4::splat(scale(i))), offset)
+}
+
+/// `out[r - rows.start] = (Σ_b block(i, b)).sum() + Σ_b offset(i, b)` over the blocks `b` of
+/// each row `r` in `rows` (`i = r · per_row + b`), two rows at a time, so that what `block`
+/// loads for block b of the activations serves both: the decode kernels' loop.
+#[inline(always)]
+pub(super) fn in_row_pairs(
+    per_row: usize,
+    rows: std::ops::Range<usize>,
+    out: &mut [f32],
+    block: impl Fn(usize, usize) -> F4,
+    offset: impl Fn(usize, usize) -> f32,
+) {
     let mut r = rows.start;
     while r + 1 < rows.end {
         let (i0, i1) = (r * per_row, (r + 1) * per_row);
         let (mut a0, mut a1) = (F4::zero(), F4::zero());
         let (mut c0, mut c1) = (0f32, 0f32);
         for b in 0..per_row {
-            let xb = xblock(b);
-            a0 = a0.add(dot_block(q(i0 + b), &xb).mul(F4::splat(scale(i0 + b))));
-            a1 = a1.add(dot_block(q(i1 + b), &xb).mul(F4::splat(scale(i1 + b))));
+            a0 = a0.add(block(i0 + b, b));
+            a1 = a1.add(block(i1 + b, b));
             c0 += offset(i0 + b, b);
             c1 += offset(i1 + b, b);
         }
@@ -58,7 +71,7 @@ pub(super) fn matvec_scaled(
         let i0 = r * per_row;
         let (mut a, mut c) = (F4::zero(), 0f32);
         for b in 0..per_row {
-            a = a.add(dot_block(q(i0 + b), &xblock(b)).mul(F4::splat(scale(i0 + b))));
+            a = a.add(block(i0 + b, b));
             c += offset(i0 + b, b);
         }
         out[r - rows.start] = a.sum() + c;
