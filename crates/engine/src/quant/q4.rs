@@ -82,9 +82,8 @@ impl IntegerBlocks for Q4_0 {
 }
 
 /// The integer values are centred, q - 8, and the offset takes the 8 back: q·d + m =
-/// (q - 8)·d + (m + 8d). Uncentred, every q is positive and the rounding errors of the
-/// activations add up to more (tests/integer.rs, "What is the capital of France?": mean
-/// |Δlogit| 1.4e-3 uncentred, 0.4e-3 centred).
+/// (q - 8)·d + (m + 8d). The activations' rounding errors ε enter as Σ q·ε, whose spread
+/// grows with the mean of q²: 77.5 for q in 0..=15, 21.5 for q - 8.
 impl IntegerBlocks for Q4_1 {
     const PAIRED: bool = false;
 
