@@ -4,6 +4,7 @@
 //! the model again (from the Cache API, so quickly). It also knows which model is loaded or
 //! on its way (`choice`): a built-in one, or a file from the learner's device.
 
+use crate::arithmetic::{self, Arithmetic};
 use crate::model_choice::{self, Choice};
 use crate::model_file::BuiltIn;
 use crate::protocol::{Envelope, FileFacts, ModelInfo, Request, Response};
@@ -76,6 +77,8 @@ pub struct Bridge {
     /// Something the learner should know about the engine (it restarted, the cache was cleared).
     notice: RwSignal<Option<String>>,
     threads: RwSignal<Threads>,
+    /// Exact or integer arithmetic for the loaded model.
+    arithmetic: RwSignal<Arithmetic>,
     /// The prompt being computed, while a request's prefill takes more than one slice.
     prefill: RwSignal<Option<Prefill>>,
     /// Why the multi-threaded worker is not to be started again (it failed to start).
@@ -99,6 +102,7 @@ impl Bridge {
             status: RwSignal::new(ModelStatus::Idle),
             notice: RwSignal::new(None),
             threads: RwSignal::new(Threads::starting(None)),
+            arithmetic: RwSignal::new(Arithmetic::default()),
             prefill: RwSignal::new(None),
             single: StoredValue::new(None),
             choice: RwSignal::new(Choice::BuiltIn(model_choice::last_built_in())),
@@ -187,6 +191,29 @@ impl Bridge {
             if let Response::Threads { threads, max } = response {
                 state.update(|t| (t.using, t.max) = (threads, max));
             }
+        });
+    }
+
+    pub fn arithmetic(&self) -> Signal<Arithmetic> {
+        self.arithmetic.into()
+    }
+
+    /// Switches the opt-in integer arithmetic on or off for the loaded model, and keeps the
+    /// choice for the next visit and the next model.
+    pub fn set_integer_arithmetic(&self, on: bool) {
+        arithmetic::remember(on);
+        self.use_integer_arithmetic(on);
+    }
+
+    fn use_integer_arithmetic(&self, on: bool) {
+        let state = self.arithmetic;
+        state.update(|a| (a.measuring, a.refused) = (on, None));
+        self.send(Request::SetIntegerActivations { on }, move |response| {
+            state.set(match response {
+                Response::IntegerActivations { on, deviation } => Arithmetic { integer: on, deviation, ..Default::default() },
+                Response::Error { message } => Arithmetic { refused: Some(message), ..Default::default() },
+                other => Arithmetic { refused: Some(format!("Unexpected answer from the engine: {other:?}")), ..Default::default() },
+            })
         });
     }
 
@@ -301,6 +328,7 @@ impl Bridge {
 
     /// Asks the worker for `choice` with `request`; `bytes`: the size, when known before.
     fn load(&self, choice: Choice, bytes: Option<u64>, request: Request) {
+        let bridge = *self;
         let status = self.status;
         let (notice, previous, chosen) = (self.notice, self.previous, self.choice);
         self.cancelled.set(false);
@@ -344,6 +372,11 @@ impl Bridge {
                 previous.set_value(None);
                 model_choice::remember(&chosen.get_untracked());
                 status.set(ModelStatus::Ready(info));
+                // A new model starts exact: the learner's choice is applied (and measured) again.
+                bridge.arithmetic.set(Arithmetic::default());
+                if arithmetic::preferred() {
+                    bridge.use_integer_arithmetic(true);
+                }
             }
             other => {
                 let message = match other {
@@ -389,6 +422,7 @@ impl Bridge {
         };
         let threaded = single.is_none();
         self.threads.set(Threads::starting(single));
+        self.arithmetic.set(Arithmetic::default());
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
             bridge.on_message(e.data())
         });

@@ -2,6 +2,7 @@
 //! `Envelope`: the page numbers each `Request`, and every `Response` about it carries the
 //! same id. Lessons grow the protocol by adding variants here, and nowhere else.
 
+pub use engine::probe::integer::IntegerDeviation;
 use engine::speculative::Draft;
 use engine::{Config, Exchange, Message, SamplerSettings, Stage, StopReason};
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,11 @@ pub enum Request {
     /// Split each forward pass over `threads` threads (clamped to what the worker has: 1 in
     /// the single-threaded worker). Answered by `Threads`.
     SetThreads { threads: usize },
+    /// Decode with the engine's opt-in integer arithmetic (`on`), or exactly (the default,
+    /// and what every new model starts with). Switching it on first measures what it changes
+    /// on the loaded model (`engine::probe::integer`). Answered by `IntegerActivations`, or
+    /// `Error` when no matrix of the model is of a type it covers.
+    SetIntegerActivations { on: bool },
     /// Generate from a user message (`chat`: through the chat template) or from raw text;
     /// `turn` places it in a conversation (the playground). Answered by `Token`…, then
     /// `Done` (also after `Cancel`).
@@ -175,6 +181,9 @@ pub struct ModelInfo {
     pub architecture: String,
     /// Whether the file has a chat template; without one it is a base model.
     pub chat_template: bool,
+    /// The share of a decode step's weights the opt-in integer arithmetic covers (0 to 1).
+    #[serde(default)]
+    pub integer_share: f64,
 }
 
 /// What a GGUF file on the learner's device holds, read from its header before loading it
@@ -265,6 +274,11 @@ pub enum Response {
     Prefill { done: usize, total: usize },
     /// The threads each pass now splits over, and the most this worker offers.
     Threads { threads: usize, max: usize },
+    /// Whether decode now uses the integer arithmetic; when switched on, its measurement.
+    IntegerActivations {
+        on: bool,
+        deviation: Option<IntegerDeviation>,
+    },
     /// One generated token: `piece` is the text it completes (never half a character),
     /// `prob` its probability in the final distribution, `ms` its forward and sampling time.
     /// `forced`: placed by the request (`Turn::force`), not drawn. `alternatives`: the most

@@ -97,6 +97,7 @@ pub fn ModelStatusPanel() -> impl IntoView {
             }}
             <ModelPicker/>
             <ThreadsLine />
+            <ArithmeticLine />
             {move || {
                 bridge.notice().get().map(|notice| view! { <p class="notice" role="status" data-testid="engine-notice">{notice}</p> })
             }}
@@ -119,6 +120,22 @@ fn ThreadsLine() -> impl IntoView {
             ),
         };
         view! { <p class="threads" data-testid="engine-threads" data-threads=t.using data-max=t.max>{text}</p> }
+    }
+}
+
+/// Said only while the opt-in integer arithmetic is on: every figure a page shows then comes from it.
+#[component]
+fn ArithmeticLine() -> impl IntoView {
+    let arithmetic = expect_context::<Bridge>().arithmetic();
+    move || {
+        arithmetic.with(|a| a.deviation.as_ref().filter(|_| a.integer).map(|d| {
+            let text = format!(
+                "Arithmetic: integer (switched on in the playground's settings), so every figure the pages show now comes from it; \
+                 on this model its logits differ from the exact ones by {:.1e} on average.",
+                d.mean_abs
+            );
+            view! { <p class="threads" data-testid="engine-arithmetic">{text}</p> }
+        }))
     }
 }
 

@@ -2,7 +2,7 @@
 //! request, so the page always hears back and the worker keeps serving.
 
 use super::{
-    bench_batch::bench_batch, generate, lesson_one, lesson_three, lesson_two, lesson_two_inside,
+    bench_batch::bench_batch, generate, integer_activations, lesson_one, lesson_three, lesson_two, lesson_two_inside,
     load_model, post::post, state,
 };
 use crate::protocol::{Envelope, Request, Response, Turn};
@@ -49,6 +49,7 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             threads: engine::parallel::set_threads(threads),
             max: engine::parallel::max_threads(),
         }),
+        Request::SetIntegerActivations { on } => integer_activations::set(on),
         Request::Generate {
             prompt,
             chat,

@@ -134,6 +134,7 @@ fn install(model: Model, file_bytes: u64, from_cache: bool, t0: f64) -> Response
         load_ms: now() - t0,
         architecture: c.architecture.name().into(),
         chat_template: model.tokenizer.chat_template.is_some(),
+        integer_share: model.integer_share(),
     };
     state::with(|s| s.set_model(model));
     Response::ModelReady { info }

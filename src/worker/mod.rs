@@ -6,6 +6,7 @@ mod bench_batch;
 pub mod crash;
 mod dispatch;
 mod generate;
+mod integer_activations;
 pub(crate) mod js_file;
 mod lesson_one;
 mod lesson_three;
