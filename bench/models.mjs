@@ -2,7 +2,7 @@
 // (our engine and wllama in the same headless Chromium, the same file, prompt and thread
 // count, 1 thread then 2, alternating, medians of per-round ratios), one after the other.
 // Run after `bench/browser` has built the site and installed wllama:
-//   node bench/models.mjs [--rounds N] [--no-write] [FILE.gguf …]
+//   node bench/models.mjs [--rounds N] [--no-write] [--integer-activations] [FILE.gguf …]
 // Default files: the built-in SmolLM2 (Q4_1), its requantised copies from bench/make-copies.sh
 // (Q4_0, Q8_0, Q4_K_M) and the second built-in, Gemma 3 270M (Q4_K_M).
 import { spawn } from "node:child_process";
@@ -15,6 +15,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const rounds = args.includes("--rounds") ? args[args.indexOf("--rounds") + 1] : "3";
 const write = !args.includes("--no-write");
+// Our engine with its opt-in integer arithmetic (bench/run.mjs).
+const integer = args.includes("--integer-activations");
 const named = args.filter((a, i) => a.endsWith(".gguf") && args[i - 1] !== "--rounds");
 const SMOLLM2 = (type) => (type === "Q4_1" ? "public/models" : "bench/models") + `/SmolLM2-135M-Instruct.${type}.gguf`;
 const files = named.length
@@ -29,7 +31,7 @@ const goal = (file) => (/gemma/i.test(basename(file)) ? 1 : 2.5);
 /** One file's run: bench/run.mjs's last stdout line, its JSON summary. */
 function bench(file) {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, "bench/run.mjs"), "--model", file, "--rounds", rounds, "--no-write"], {
+    const child = spawn(process.execPath, [join(ROOT, "bench/run.mjs"), "--model", file, "--rounds", rounds, "--no-write", ...(integer ? ["--integer-activations"] : [])], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -50,7 +52,7 @@ for (const file of files) results.push({ file, summary: await bench(file) });
 
 const f = (v, d = 1) => (v == null ? "n/a" : v.toFixed(d));
 const lines = [
-  `## ${started.toISOString().slice(0, 10)}: browser, our engine and wllama on each tensor type and on Gemma 3 (bench/models.mjs)`,
+  `## ${started.toISOString().slice(0, 10)}: browser, our engine${integer ? " (opt-in integer arithmetic)" : ""} and wllama on each tensor type and on Gemma 3 (bench/models.mjs${integer ? " --integer-activations" : ""})`,
   "",
   `${await cpuModel()}. One run, started ${started.toISOString().slice(11, 16)} UTC, files one after the other; for each,`,
   `bench/run.mjs: ${rounds} rounds, each at 1 thread then 2, our engine then wllama 3.13.0 in fresh cross-origin-isolated`,
@@ -74,6 +76,15 @@ for (const { file, summary } of results) {
         `${f(ours.peak_wasm_mb, 0)} | ${f(wllama.peak_wasm_mb, 0)} | ≥ ${need}×: ${met ? "met" : "**not met**"} |`,
     );
   }
+}
+for (const { file, summary } of integer ? results : []) {
+  const d = summary.integer_deviation;
+  lines.push(
+    "",
+    `${basename(file)}, the page's measurement of the integer arithmetic (${d.steps} decode steps, exact and integer from the same cache): ` +
+      `mean |Δlogit| ${d.mean_abs.toExponential(2)}, max ${d.max_abs.toExponential(2)}, greedy token the same at ${d.same_greedy} of ${d.steps}; ` +
+      `the integer arithmetic covers ${(d.integer_share * 100).toFixed(1)} % of a step's weights.`,
+  );
 }
 lines.push(
   "",

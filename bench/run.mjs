@@ -33,6 +33,9 @@ const opt = (name, fallback) => {
 const ROUNDS = Number(opt("rounds", 3));
 const THREADS = [1, 2];
 const WRITE = !args.includes("--no-write");
+// --integer-activations: our engine decodes with its opt-in integer arithmetic (16-bit
+// activations times Q4_0, Q4_1, Q5_0 and Q8_0 weights) (bench/web/ours.js switches it on, and the summary keeps its measured |Δlogit|).
+const INTEGER = args.includes("--integer-activations");
 if (!(ROUNDS >= 1)) throw new Error("--rounds must be at least 1");
 
 const log = (...a) => console.log(...a);
@@ -106,7 +109,8 @@ async function enginePage(engine, threads) {
   const page = await context.newPage();
   try {
     page.on("pageerror", (e) => log(`  [${engine} page error] ${e.message}`));
-    await page.goto(`${benchOrigin.url}/bench/${engine}.html?${query}&threads=${threads}`);
+    const integer = engine === "ours" && INTEGER ? "&integer=1" : "";
+    await page.goto(`${benchOrigin.url}/bench/${engine}.html?${query}&threads=${threads}${integer}`);
     const ready = await page.evaluate(() => window.benchReady);
     // A short run first, in the same page: both engines' wasm is compiled in tiers, and
     // the figures are meant to be the engines' steady speed.
@@ -233,6 +237,8 @@ try {
     prompt_tokens: byThreads[1].ours.extra.prompt_tokens,
     // How many leading characters of greedy text the two engines share.
     same_chars: same,
+    // The page's own measurement of what the integer arithmetic changes (first round, 1 thread).
+    integer_deviation: INTEGER ? rounds[0][1].ours.info.integer_deviation : null,
   };
 } finally {
   await browser.close();
@@ -306,7 +312,7 @@ function markdown({ byThreads, scaling, fileMb, same, rounds, cpu }) {
     "",
     `Our greedy text is the same at 1 and 2 threads (checked). Ours and wllama's agree on their first ${same} characters,`,
     "then part, as near-tied tokens can: llama.cpp multiplies quantised weights with activations rounded to 8 bits",
-    "(Q8_0, Q8_1 or Q8_K blocks), ours keeps activations in f32.",
+    `(Q8_0, Q8_1 or Q8_K blocks), ours ${INTEGER ? "here rounds them to 16 bits (its opt-in integer arithmetic)" : "keeps activations in f32"}.`,
   ].join("\n");
 }
 

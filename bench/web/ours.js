@@ -7,6 +7,9 @@
 const params = new URLSearchParams(location.search);
 const MODEL = { url: params.get("model"), sha256: params.get("sha256") };
 const THREADS = Number(params.get("threads") ?? 1);
+// `integer=1`: decode with the opt-in integer arithmetic (16-bit activations), switched on as
+// the playground switches it (which measures its |Δlogit| on the loaded model first).
+const INTEGER = params.get("integer") === "1";
 if (!crossOriginIsolated) throw new Error("the bench page is not cross-origin isolated");
 
 const worker = new Worker("/worker-threads.js", { type: "module" });
@@ -44,7 +47,13 @@ window.benchReady = ask({ LoadModel: MODEL }).then(async (response) => {
   if (!response.ModelReady) throw new Error(`LoadModel: ${JSON.stringify(response)}`);
   const set = (await threads).Threads;
   if (set?.threads !== THREADS) throw new Error(`SetThreads ${THREADS}: ${JSON.stringify(set)}`);
-  return { ready_ms: at, info: { ...response.ModelReady.info, threads: set.threads } };
+  const info = { ...response.ModelReady.info, threads: set.threads };
+  if (INTEGER) {
+    const answer = await ask({ SetIntegerActivations: { on: true } });
+    if (answer.IntegerActivations?.on !== true) throw new Error(`SetIntegerActivations: ${JSON.stringify(answer)}`);
+    info.integer_deviation = answer.IntegerActivations.deviation;
+  }
+  return { ready_ms: at, info };
 });
 
 /** Exactly `tokens` greedy tokens from the raw prompt (the runner applies the chat template). */
