@@ -39,7 +39,7 @@ pub fn EngineArithmetic() -> impl IntoView {
     };
     view! {
         <div class="control">
-            <label>
+            <label class="switch">
                 <input
                     type="checkbox"
                     data-testid="integer-setting"
