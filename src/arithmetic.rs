@@ -13,8 +13,8 @@ const KEY: &str = "engine-integer-arithmetic";
 pub struct Arithmetic {
     /// Decode uses the integer arithmetic.
     pub integer: bool,
-    /// Switching it on: the worker is measuring what it changes.
-    pub measuring: bool,
+    /// The setting asked of the worker, until it answers (switching on takes a measurement).
+    pub asked: Option<bool>,
     /// That measurement, while it is on.
     pub deviation: Option<IntegerDeviation>,
     /// Why it could not be switched on.

@@ -207,7 +207,7 @@ impl Bridge {
 
     fn use_integer_arithmetic(&self, on: bool) {
         let state = self.arithmetic;
-        state.update(|a| (a.measuring, a.refused) = (on, None));
+        state.update(|a| (a.asked, a.refused) = (Some(on), None));
         self.send(Request::SetIntegerActivations { on }, move |response| {
             state.set(match response {
                 Response::IntegerActivations { on, deviation } => Arithmetic { integer: on, deviation, ..Default::default() },

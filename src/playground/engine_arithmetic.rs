@@ -18,7 +18,7 @@ pub fn EngineArithmetic() -> impl IntoView {
     });
     let hint = move || {
         let a = arithmetic.get();
-        if a.measuring {
+        if a.asked == Some(true) {
             return "Measuring what it changes on this model: decode steps run exactly and in integers from the same cache…".to_string();
         }
         if let Some(refused) = a.refused {
@@ -44,8 +44,8 @@ pub fn EngineArithmetic() -> impl IntoView {
                     type="checkbox"
                     data-testid="integer-setting"
                     aria-describedby="integer-arithmetic-hint"
-                    prop:checked=move || arithmetic.with(|a| a.integer || a.measuring)
-                    disabled=move || arithmetic.with(|a| a.measuring) || !ready().is_some_and(|(share, _)| share > 0.0)
+                    prop:checked=move || arithmetic.with(|a| a.asked.unwrap_or(a.integer))
+                    disabled=move || arithmetic.with(|a| a.asked.is_some()) || !ready().is_some_and(|(share, _)| share > 0.0)
                     on:change=move |ev| bridge.set_integer_arithmetic(event_target_checked(&ev))
                 />
                 " Integer arithmetic (faster decode, not exact)"
