@@ -11,11 +11,9 @@ const KEY: &str = "engine-integer-arithmetic";
 /// The worker's arithmetic for the loaded model.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Arithmetic {
-    /// Decode uses the integer arithmetic.
-    pub integer: bool,
     /// The setting asked of the worker, until it answers (switching on takes a measurement).
     pub asked: Option<bool>,
-    /// That measurement, while it is on.
+    /// While decode uses the integer arithmetic: what it was measured to change.
     pub deviation: Option<IntegerDeviation>,
     /// Why it could not be switched on.
     pub refused: Option<String>,
@@ -30,6 +28,13 @@ pub fn preferred() -> bool {
 pub fn remember(on: bool) {
     if let Some(s) = storage() {
         let _ = s.set_item(KEY, if on { "on" } else { "off" });
+    }
+}
+
+impl Arithmetic {
+    /// Whether decode uses the integer arithmetic.
+    pub fn integer(&self) -> bool {
+        self.deviation.is_some()
     }
 }
 

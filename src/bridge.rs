@@ -210,7 +210,7 @@ impl Bridge {
         state.update(|a| (a.asked, a.refused) = (Some(on), None));
         self.send(Request::SetIntegerActivations { on }, move |response| {
             state.set(match response {
-                Response::IntegerActivations { on, deviation } => Arithmetic { integer: on, deviation, ..Default::default() },
+                Response::IntegerActivations { deviation, .. } => Arithmetic { deviation, ..Default::default() },
                 Response::Error { message } => Arithmetic { refused: Some(message), ..Default::default() },
                 other => Arithmetic { refused: Some(format!("Unexpected answer from the engine: {other:?}")), ..Default::default() },
             })

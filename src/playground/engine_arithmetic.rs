@@ -25,7 +25,7 @@ pub fn EngineArithmetic() -> impl IntoView {
             return refused;
         }
         match (a.deviation, ready()) {
-            (Some(d), Some((_, vocab))) if a.integer => measured(&d, vocab),
+            (Some(d), Some((_, vocab))) => measured(&d, vocab),
             (_, Some((share, _))) if share > 0.0 => format!(
                 "Off: every product is exact (activations in f32). On, each decode step rounds its activations to 16-bit integers, \
                  per block of 32, and multiplies them with the weights in integers, as llama.cpp does with 8 bits: faster, and the \
@@ -44,7 +44,7 @@ pub fn EngineArithmetic() -> impl IntoView {
                     type="checkbox"
                     data-testid="integer-setting"
                     aria-describedby="integer-arithmetic-hint"
-                    prop:checked=move || arithmetic.with(|a| a.asked.unwrap_or(a.integer))
+                    prop:checked=move || arithmetic.with(|a| a.asked.unwrap_or(a.integer()))
                     disabled=move || arithmetic.with(|a| a.asked.is_some()) || !ready().is_some_and(|(share, _)| share > 0.0)
                     on:change=move |ev| bridge.set_integer_arithmetic(event_target_checked(&ev))
                 />
@@ -53,7 +53,7 @@ pub fn EngineArithmetic() -> impl IntoView {
             <small
                 id="integer-arithmetic-hint"
                 data-testid="integer-hint"
-                data-on=move || arithmetic.with(|a| a.integer.to_string())
+                data-on=move || arithmetic.with(|a| a.integer().to_string())
                 data-mean=move || arithmetic.with(|a| a.deviation.as_ref().map(|d| d.mean_abs.to_string()))
                 data-same=move || arithmetic.with(|a| a.deviation.as_ref().map(|d| format!("{}/{}", d.same_greedy, d.steps)))
                 data-share=move || arithmetic.with(|a| a.deviation.as_ref().map(|d| d.integer_share.to_string()))

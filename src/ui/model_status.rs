@@ -128,7 +128,7 @@ fn ThreadsLine() -> impl IntoView {
 fn ArithmeticLine() -> impl IntoView {
     let arithmetic = expect_context::<Bridge>().arithmetic();
     move || {
-        arithmetic.with(|a| a.deviation.as_ref().filter(|_| a.integer).map(|d| {
+        arithmetic.with(|a| a.deviation.as_ref().map(|d| {
             let text = format!(
                 "Arithmetic: integer (switched on in the playground's settings), so every figure the pages show now comes from it; \
                  on this model its logits differ from the exact ones by {:.1e} on average.",

@@ -8,9 +8,9 @@ use engine::chat::{prompt_tokens, SystemPrompt};
 use engine::probe::integer::integer_deviation;
 
 /// The text the measurement continues, as raw text: any model, base or chat, can take it.
-pub const MEASURED_AFTER: &str = "The water cycle moves water between the oceans, the air and the land. First,";
+const MEASURED_AFTER: &str = "The water cycle moves water between the oceans, the air and the land. First,";
 /// Greedy decode steps measured: each runs twice (exact, then integer), about a second.
-pub const MEASURED_STEPS: usize = 16;
+const MEASURED_STEPS: usize = 16;
 
 pub fn set(on: bool) -> Result<Response, String> {
     let model = state::with(|s| s.model().cloned())?;
