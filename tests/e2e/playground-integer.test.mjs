@@ -4,7 +4,7 @@
 // applied to the model loaded then; switched off, the exact text comes back bit for bit.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY } from "./session.mjs";
+import { MINUTE, openSession, playgroundGreedyText, READY } from "./session.mjs";
 
 const PROMPT = "Name three primary colours.";
 const TOKENS = 24;
@@ -23,10 +23,7 @@ async function waitFor(page, on) {
   return setting(page);
 }
 
-async function greedy(page) {
-  await playgroundGreedy(page);
-  return (await playgroundGenerate(page, PROMPT, TOKENS)).output;
-}
+const greedy = (page) => playgroundGreedyText(page, PROMPT, TOKENS);
 
 test("the integer arithmetic: off by default, measured when switched on, kept for the next visit, exact again when off", { timeout: 8 * MINUTE }, async () => {
   const session = await openSession();

@@ -4,7 +4,7 @@
 // The page must say what happened, lose nothing, and keep working.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { chooseStrategies, engineWorker, engineWorkers, MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput, stagesPanelIdle } from "./session.mjs";
+import { chooseStrategies, engineWorker, engineWorkers, MINUTE, openSession, playgroundGreedyText, READY, setInput, stagesPanelIdle } from "./session.mjs";
 
 const id = (testid) => `[data-testid=${testid}]`;
 const QUESTION = "What is the capital of France?";
@@ -29,11 +29,7 @@ async function sent(since = 0) {
 const now = () => page.evaluate(() => performance.now());
 const text = (testid) => page.textContent(id(testid));
 
-/** Greedy playground generation; resolves to the output. */
-async function greedy(prompt, maxTokens) {
-  await playgroundGreedy(page);
-  return (await playgroundGenerate(page, prompt, maxTokens)).output;
-}
+const greedy = (prompt, maxTokens) => playgroundGreedyText(page, prompt, maxTokens);
 
 test("Generate pressed twice in one tick sends one request and streams one answer", { timeout: 3 * MINUTE }, async () => {
   const single = await greedy(QUESTION, 16);

@@ -142,6 +142,12 @@ export async function playgroundGenerate(page, prompt, maxTokens) {
   return { output, tokens: Number(summary.match(/^(\d+) tokens/)[1]), summary };
 }
 
+/** Greedy generation in the playground (temperature 0, then `playgroundGenerate`); resolves to the output text. */
+export async function playgroundGreedyText(page, prompt, maxTokens) {
+  await playgroundGreedy(page);
+  return (await playgroundGenerate(page, prompt, maxTokens)).output;
+}
+
 /** Sets an input as a learner's drag or typing does: its value, then an `input` event. */
 export const setInput = (page, testid, value) =>
   page.$eval(`[data-testid=${testid}]`, (el, v) => {

@@ -4,7 +4,7 @@
 // every thread count.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MINUTE, openSession, playgroundGenerate, playgroundGreedy, READY, setInput } from "./session.mjs";
+import { MINUTE, openSession, playgroundGreedyText, READY, setInput } from "./session.mjs";
 
 const PROMPT = "Name three primary colours.";
 const TOKENS = 24;
@@ -16,10 +16,7 @@ async function engineThreads(page) {
   return { threads: Number(await line.getAttribute("data-threads")), max: Number(await line.getAttribute("data-max")), text: await line.innerText() };
 }
 
-async function generate(page) {
-  await playgroundGreedy(page);
-  return (await playgroundGenerate(page, PROMPT, TOKENS)).output;
-}
+const generate = (page) => playgroundGreedyText(page, PROMPT, TOKENS);
 
 test("isolated by the host: the pool has min(cores, 8) threads, and the text is the same at each count", { timeout: 6 * MINUTE }, async () => {
   const session = await openSession();
