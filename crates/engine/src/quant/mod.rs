@@ -369,7 +369,7 @@ impl QMatrix {
     }
 
     /// Decode: each weight is used once, so blocks are unpacked straight into registers and
-    /// never stored; two rows share each load of the activations. A block's scale and
+    /// never stored, one row after another (`in_rows`: one sequential stream). A block's scale and
     /// offset are applied to its dot product once, not to each weight:
     /// Σ (q·d + m)·x = d·Σ q·x + m·Σ x, with Σ x per block computed once for all rows.
     fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
