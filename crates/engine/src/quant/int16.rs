@@ -118,7 +118,7 @@ pub(super) fn matvec<B: IntegerBlocks>(
     let (xq, xs) = (&x.q[..per_row], &x.scale[..per_row]);
     let block = |i: usize, b: usize| w.dot_i16(i, &xq[b]).mul(F4::splat(w.integer_scale(i) * xs[b]));
     let offset = |i: usize, b: usize| if B::OFFSET { w.integer_offset(i, sums[b]) } else { 0.0 };
-    in_rows(per_row, rows.clone(), out, block, offset);
+    in_rows(B::ONE_ROW_AT_A_TIME, per_row, rows.clone(), out, block, offset);
     for o in &x.outliers {
         for (r, v) in rows.clone().zip(out.iter_mut()) {
             let i = r * per_row + o.block;

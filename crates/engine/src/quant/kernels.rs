@@ -26,7 +26,9 @@ pub(super) fn dot_block(w: [F4; 8], xb: &[F4; 8]) -> F4 {
 /// each row `r` in `rows`, where `i = r · per_row + b` numbers the matrix's blocks: `q` gives a block's
 /// raw values, `scale` its scale, `offset` its offset times the block's Σ x.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn matvec_scaled(
+    one_row: bool,
     x: &[f32],
     per_row: usize,
     rows: std::ops::Range<usize>,
@@ -38,31 +40,53 @@ pub(super) fn matvec_scaled(
     // As arrays, so that the loads need no bounds checks (they were 8 branches a block).
     let xs = x.as_chunks::<BLOCK>().0;
     let xblock = |b: usize| -> [F4; 8] { std::array::from_fn(|k| F4::load(&xs[b][4 * k..])) };
-    in_rows(per_row, rows, out, |i, b| dot_block(q(i), &xblock(b)).mul(F4::splat(scale(i))), offset)
+    in_rows(one_row, per_row, rows, out, |i, b| dot_block(q(i), &xblock(b)).mul(F4::splat(scale(i))), offset)
 }
 
 /// `out[r - rows.start] = (Σ_b block(i, b)).sum() + Σ_b offset(i, b)` over the blocks `b` of
-/// each row `r` in `rows` (`i = r · per_row + b`): the decode kernels' loop. One row at a
-/// time, so that the weights are read as one sequential stream: taking two rows together
-/// (to load each block of the activations once for both) read two streams 1 row apart,
-/// which the hardware prefetcher followed badly; under Chromium's V8 a 172,800 × 576 Q8_0
-/// product (100 MB, out of cache) ran 1.7× faster one row at a time, in cache 7 % slower.
+/// each row `r` in `rows` (`i = r · per_row + b`): the decode kernels' loop. Two rows at a
+/// time, so that what `block` loads for block b of the activations serves both; or, with
+/// `one_row` (`Blocks::ONE_ROW_AT_A_TIME`), one row after another, so that the weights are
+/// read as one sequential stream. Each row's sum is the same either way, to the bit.
+///
+/// Why both, under Chromium's V8, for a 172,800 × 576 product (out of cache): two streams a
+/// row apart are followed badly by the hardware prefetcher when blocks are wide (Q8_0's
+/// 34 bytes per 32 weights: 27.3 ms two rows at a time, 14.2 ms one row at a time; its
+/// integer arithmetic 19.0 and 9.1 ms), while the 4-bit families are bound by their
+/// unpacking, and sharing the activations' loads gains there (Q4_0 19.9 against 20.8 ms,
+/// integer 9.2 against 10.5; Q4_1 19.1 against 20.9, integer 12.6 against 14.8).
 #[inline(always)]
 pub(super) fn in_rows(
+    one_row: bool,
     per_row: usize,
     rows: std::ops::Range<usize>,
     out: &mut [f32],
     block: impl Fn(usize, usize) -> F4,
     offset: impl Fn(usize, usize) -> f32,
 ) {
-    for (r, o) in rows.zip(out.iter_mut()) {
+    let mut r = rows.start;
+    while r + 1 < rows.end && !one_row {
+        let (i0, i1) = (r * per_row, (r + 1) * per_row);
+        let (mut a0, mut a1) = (F4::zero(), F4::zero());
+        let (mut c0, mut c1) = (0f32, 0f32);
+        for b in 0..per_row {
+            a0 = a0.add(block(i0 + b, b));
+            a1 = a1.add(block(i1 + b, b));
+            c0 += offset(i0 + b, b);
+            c1 += offset(i1 + b, b);
+        }
+        out[r - rows.start] = a0.sum() + c0;
+        out[r + 1 - rows.start] = a1.sum() + c1;
+        r += 2;
+    }
+    for r in r..rows.end {
         let i0 = r * per_row;
         let (mut a, mut c) = (F4::zero(), 0f32);
         for b in 0..per_row {
             a = a.add(block(i0 + b, b));
             c += offset(i0 + b, b);
         }
-        *o = a.sum() + c;
+        out[r - rows.start] = a.sum() + c;
     }
 }
 

@@ -52,6 +52,10 @@ pub const FEW_TOKENS: usize = 8;
 pub(super) trait Blocks {
     /// Whether the family has offsets (mins), so that the kernels need Σ x per half block.
     const OFFSET: bool;
+    /// Whether decode reads its rows one at a time rather than two at once (`kernels::in_rows`):
+    /// for the families of a byte or more per weight (Q8_0, F16, BF16, F32), whose reading
+    /// outruns their unpacking.
+    const ONE_ROW_AT_A_TIME: bool = false;
     /// Block `i`, dequantised exactly as ggml does; for the families without offsets that
     /// is `raw · scale` (ggml's `q * d`, or `(d * sc) * q` where `d * sc` is exact).
     #[inline(always)]
@@ -104,6 +108,11 @@ macro_rules! with_blocks {
             Weights::F32($b) => $body,
         }
     };
+}
+
+/// `B::ONE_ROW_AT_A_TIME`, read from a value (the families are matched as values).
+fn one_row_at_a_time<B: Blocks>(_: &B) -> bool {
+    B::ONE_ROW_AT_A_TIME
 }
 
 /// Σ x over each 16-value half of each 32-value block of `x`, for families with offsets.
@@ -369,7 +378,7 @@ impl QMatrix {
     }
 
     /// Decode: each weight is used once, so blocks are unpacked straight into registers and
-    /// never stored, one row after another (`in_rows`: one sequential stream). A block's scale and
+    /// never stored, two rows at a time or one (`kernels::in_rows`). A block's scale and
     /// offset are applied to its dot product once, not to each weight:
     /// Σ (q·d + m)·x = d·Σ q·x + m·Σ x, with Σ x per block computed once for all rows.
     fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
@@ -377,7 +386,7 @@ impl QMatrix {
         with_blocks!(&self.w, |blocks| {
             let sums = half_sums_of(blocks, x);
             let Scaled { q, scale, offset } = scaled(blocks, &sums, per_row);
-            matvec_scaled(x, per_row, rows, out, q, scale, |i, b| offset(i, b, 0))
+            matvec_scaled(one_row_at_a_time(blocks), x, per_row, rows, out, q, scale, |i, b| offset(i, b, 0))
         })
     }
 

@@ -47,6 +47,7 @@ impl IntegerBlocks for Q8_0 {
 
 impl Blocks for Q8_0 {
     const OFFSET: bool = false;
+    const ONE_ROW_AT_A_TIME: bool = true;
 
     #[inline(always)]
     fn raw(&self, i: usize) -> [F4; 8] {
