@@ -252,11 +252,14 @@ fn item(
                     <h2>{if record.title.is_empty() { "(untitled)".to_string() } else { record.title.clone() }}</h2>
                     <p class="meta">
                         {kind_name(&record.kind)} " · saved " <time data-testid="saved-date">{date_text(record.saved)}</time>
-                        " · model " <span data-testid="saved-model">{match record.model.as_str() {
+                        " · model " <span data-testid="saved-model">{match record.made_by.model.as_str() {
                             // Saved before records named their model, or imported from a conversation file.
                             "" => "unknown".to_string(),
                             model => model.to_string(),
                         }}</span>
+                        {record.made_by.integer_arithmetic.then(|| view! {
+                            " · " <span data-testid="saved-arithmetic">"integer arithmetic"</span>
+                        })}
                     </p>
                     <div class="row">
                         <button type="button" data-testid="open-saved" on:click=open>"Open"</button>

@@ -7,8 +7,8 @@
 use super::conversation::{Conversation, Footer, Token};
 use super::link::Setup;
 use crate::bridge::{Bridge, ModelStatus};
-use crate::model_choice::Choice;
 use crate::protocol::{Request, Response, Turn};
+use crate::ui::store::MadeBy;
 use engine::chat::DEFAULT_SYSTEM_PROMPT;
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
@@ -112,9 +112,9 @@ impl Chat {
         }
     }
 
-    /// The model answering now, which a saved conversation names (`Bridge::loaded_untracked`).
-    pub fn loaded_model(&self) -> Option<Choice> {
-        self.bridge.loaded_untracked()
+    /// The model answering now and its arithmetic, which a saved conversation names.
+    pub fn made_by(&self) -> Option<MadeBy> {
+        MadeBy::now(&self.bridge)
     }
 
     /// Everything the link and a saved file hold.

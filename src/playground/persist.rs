@@ -10,8 +10,7 @@ use super::chat::{Chat, PutAway};
 use super::conversation::Conversation;
 use super::link::{from_link, Setup};
 use super::saved::{from_json, to_json};
-use crate::model_choice::Choice;
-use crate::ui::store::{self, Record};
+use crate::ui::store::{self, MadeBy, Record};
 use leptos::prelude::*;
 use std::cell::RefCell;
 use std::time::Duration;
@@ -35,15 +34,15 @@ pub const CURRENT: &str = "playground-conversation";
 const SETTLE: Duration = Duration::from_millis(300);
 
 /// The conversation's record: its export JSON as the body, its first message as the title,
-/// and `model`, the model that answered (none known for an imported file).
-pub fn record(id: &str, setup: &Setup, conversation: &Conversation, model: Option<&Choice>) -> Record {
+/// and `made_by`, the model that answered and its arithmetic (none known for an imported file).
+pub fn record(id: &str, setup: &Setup, conversation: &Conversation, made_by: Option<MadeBy>) -> Record {
     let body = serde_json::from_str(&to_json(setup, conversation)).unwrap_or_default();
     let title = conversation
         .exchanges
         .first()
         .map(|e| e.user.chars().take(80).collect::<String>())
         .unwrap_or_default();
-    Record::new(id, KIND, &title, model, body)
+    Record::new(id, KIND, &title, made_by, body)
 }
 
 /// A stored conversation's setup and exchanges, checked as an imported file is.
@@ -138,7 +137,7 @@ pub fn keep_saved(chat: Chat) {
                     &id,
                     &setup,
                     &chat.conversation.get_untracked(),
-                    chat.loaded_model().as_ref(),
+                    chat.made_by(),
                 )));
             }
             return;
@@ -188,7 +187,7 @@ fn save(chat: Chat, last: StoredValue<Option<Record>>) {
     if conversation.exchanges.is_empty() {
         return;
     }
-    let record = record(&id, &setup, &conversation, chat.loaded_model().as_ref());
+    let record = record(&id, &setup, &conversation, chat.made_by());
     // The same body as last time (a restored conversation, a setting set back): its date stays.
     if last
         .try_with_value(|l| {

@@ -5,6 +5,7 @@
 use crate::bridge::{Bridge, ModelStatus};
 use crate::model_choice::Choice;
 use crate::protocol::{Request, Response};
+use crate::ui::store::MadeBy;
 use leptos::prelude::*;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -38,9 +39,14 @@ impl LabEngine {
         self.bridge.chat_model()
     }
 
-    /// The model answering now, which a saved result names (`Bridge::loaded_untracked`).
+    /// The model answering now (`Bridge::loaded_untracked`).
     pub fn loaded_model(&self) -> Option<Choice> {
         self.bridge.loaded_untracked()
+    }
+
+    /// The model answering now and its arithmetic, which a saved result names.
+    pub fn made_by(&self) -> Option<MadeBy> {
+        MadeBy::now(&self.bridge)
     }
 
     /// Whether the loaded model is a base model (no chat template), tracked: for a panel

@@ -5,7 +5,8 @@
 use crate::bridge::{Bridge, ModelStatus};
 use leptos::prelude::*;
 
-/// `saved_by`: when the labs below show a measurement saved earlier, the model that made it.
+/// `saved_by`: when the labs below show a measurement saved earlier, what made it
+/// (`MadeBy::label`).
 #[component]
 pub fn MeasuredOn(#[prop(default = None)] saved_by: Option<Signal<Option<String>>>) -> impl IntoView {
     let bridge = expect_context::<Bridge>();
@@ -13,7 +14,7 @@ pub fn MeasuredOn(#[prop(default = None)] saved_by: Option<Signal<Option<String>
     move || {
         let loading = matches!(status.get(), ModelStatus::Loading { .. });
         let loaded = bridge.loaded().map(|c| c.file_stem());
-        let saved = saved_by.and_then(|s| s.get()).map(|m| if m.is_empty() { "an unknown model".to_string() } else { m });
+        let saved = saved_by.and_then(|s| s.get());
         let text = match (saved, loading, &loaded) {
             (Some(saved), _, _) => format!(
                 "Shown: a measurement saved earlier, made on {saved}. A new run measures {}.",

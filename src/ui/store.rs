@@ -5,8 +5,9 @@
 //! version of the site is read as text and reported as unreadable, never half-understood.
 //! Every failure comes back as a sentence for the learner: a refused write is never silent.
 
-use crate::model_choice::Choice;
+use crate::bridge::Bridge;
 use js_sys::{Array, Function, Promise};
+use leptos::prelude::WithUntracked;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -22,6 +23,38 @@ const POINTERS: &str = "pointers";
 pub const FORMAT: &str = "inference-playground-saved";
 pub const VERSION: u32 = 1;
 
+/// What made a saved item: the model, as `Choice::file_stem` names it, empty when unknown (a
+/// record of an older version, which did not say, or an imported conversation); and whether
+/// the opt-in integer arithmetic computed it (`Bridge::arithmetic`; false in a record made
+/// before the site had it, which was exact).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MadeBy {
+    #[serde(default)]
+    pub model: String,
+    #[serde(default)]
+    pub integer_arithmetic: bool,
+}
+
+impl MadeBy {
+    /// The model answering now and its arithmetic, read without subscribing (when a result
+    /// is saved); none before a model is ready.
+    pub fn now(bridge: &Bridge) -> Option<MadeBy> {
+        let integer_arithmetic = bridge.arithmetic().with_untracked(|a| a.integer());
+        bridge.loaded_untracked().map(|model| MadeBy { model: model.file_stem(), integer_arithmetic })
+    }
+
+    /// As the lessons' "made on …" says it: "SmolLM2-135M-Instruct.Q4_1", "… with the
+    /// integer arithmetic", "an unknown model".
+    pub fn label(&self) -> String {
+        let model = if self.model.is_empty() { "an unknown model" } else { &self.model };
+        if self.integer_arithmetic {
+            format!("{model} with the integer arithmetic")
+        } else {
+            model.to_string()
+        }
+    }
+}
+
 /// One saved item. `body` is the feature's own JSON (a conversation as its export file
 /// holds it, a run), which the feature checks when it reads it back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,24 +66,23 @@ pub struct Record {
     pub kind: String,
     /// When it was last saved: milliseconds since 1970.
     pub saved: f64,
-    /// The model that produced it, as `Choice::file_stem` names it; empty when unknown (a
-    /// record of an older version, which did not say, or an imported conversation).
-    #[serde(default)]
-    pub model: String,
+    /// The model and arithmetic that produced it (fields `model` and `integer_arithmetic`).
+    #[serde(flatten)]
+    pub made_by: MadeBy,
     pub title: String,
     pub body: serde_json::Value,
 }
 
 impl Record {
-    /// A record of `kind` saved now, made by `model` (`Bridge::loaded_untracked`).
-    pub fn new(id: &str, kind: &str, title: &str, model: Option<&Choice>, body: serde_json::Value) -> Self {
+    /// A record of `kind` saved now, made as `made_by` says (`MadeBy::now`).
+    pub fn new(id: &str, kind: &str, title: &str, made_by: Option<MadeBy>, body: serde_json::Value) -> Self {
         Record {
             format: FORMAT.into(),
             version: VERSION,
             id: id.into(),
             kind: kind.into(),
             saved: js_sys::Date::now(),
-            model: model.map(Choice::file_stem).unwrap_or_default(),
+            made_by: made_by.unwrap_or_default(),
             title: title.into(),
             body,
         }
@@ -372,19 +404,21 @@ fn names(error: &JsValue) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model_choice::Choice;
     use wasm_bindgen_test::wasm_bindgen_test;
 
     #[wasm_bindgen_test]
     fn a_record_reads_back_and_another_version_is_refused_with_the_reason() {
-        let model = Choice::BuiltIn(&crate::model_file::BUILT_INS[1]);
+        let model = Choice::BuiltIn(&crate::model_file::BUILT_INS[1]).file_stem();
+        let made_by = MadeBy { model, integer_arithmetic: true };
         let record = Record::new(
             "conversation-1",
             "conversation",
             "Hi",
-            Some(&model),
+            Some(made_by),
             serde_json::json!({"a": [1, 2]}),
         );
-        assert_eq!(record.model, "gemma-3-270m.Q4_K_M");
+        assert_eq!(record.made_by.label(), "gemma-3-270m.Q4_K_M with the integer arithmetic");
         let text = serde_json::to_string(&record).unwrap();
         assert_eq!(Record::from_text(&text), Ok(record.clone()));
         let newer = text.replace("\"version\":1", "\"version\":2");
@@ -402,10 +436,13 @@ mod tests {
         let read = entry(JsValue::from_str("x"), js_sys::Object::new().into());
         assert!(read.record.is_err());
         assert_eq!(read.id, "x");
-        // A record of the version before records named their model reads, its model unknown.
-        let without = text.replace("\"model\":\"gemma-3-270m.Q4_K_M\",", "");
-        assert_ne!(without, text);
-        assert_eq!(Record::from_text(&without).map(|r| r.model), Ok(String::new()));
+        // A record of the versions before records named their model and arithmetic reads:
+        // its model unknown, its arithmetic the exact one, the only one there was.
+        let without = text.replace("\"model\":\"gemma-3-270m.Q4_K_M\",", "").replace("\"integer_arithmetic\":true,", "");
+        assert_eq!(without.len(), text.len() - "\"model\":\"gemma-3-270m.Q4_K_M\",\"integer_arithmetic\":true,".len());
+        let old = Record::from_text(&without).map(|r| r.made_by);
+        assert_eq!(old, Ok(MadeBy::default()));
+        assert_eq!(old.unwrap().label(), "an unknown model");
     }
 
     #[wasm_bindgen_test]

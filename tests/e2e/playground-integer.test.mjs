@@ -1,7 +1,8 @@
 // The engine's opt-in integer arithmetic in the playground: off by default; switched on, it is
-// first measured on the loaded model and the page shows that measurement, and the model
-// status says every figure now comes from it; the choice is kept for the next visit and
-// applied to the model loaded then; switched off, the exact text comes back bit for bit.
+// first measured on the loaded model and the page shows that measurement, the model status
+// says every figure now comes from it, and Saved work says which conversation it answered;
+// the choice is kept for the next visit and applied to the model loaded then; switched off,
+// the exact text comes back bit for bit.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MINUTE, openSession, playgroundGreedyText, READY } from "./session.mjs";
@@ -50,8 +51,18 @@ test("the integer arithmetic: off by default, measured when switched on, kept fo
     assert.match(await page.innerText("[data-testid=engine-arithmetic]"), /Arithmetic: integer/);
     assert.ok((await greedy(page)).length > 20, "it generates");
 
+    // Saved work says which conversation the integer arithmetic answered (the first, exact
+    // one says nothing); the site's own link, so that leaving the playground saves it.
+    await page.click('nav >> text="Saved work"');
+    await page.waitForSelector("[data-testid=saved-list][aria-busy=false]", { state: "attached" });
+    const saved = await page.$$eval("[data-testid=saved-item][data-kind=conversation]", (els) =>
+      els.map((e) => ({ title: e.querySelector("h2").textContent, arithmetic: e.querySelector("[data-testid=saved-arithmetic]")?.textContent ?? null })),
+    );
+    assert.deepEqual(saved.map((c) => c.title), [PROMPT, PROMPT]);
+    assert.deepEqual(saved.map((c) => c.arithmetic).sort(), ["integer arithmetic", null]);
+
     // Kept for the next visit: the new page's model is measured and switched on again.
-    await page.reload();
+    await page.goto(session.url("/playground"));
     await page.waitForSelector(READY, { timeout: 2 * MINUTE });
     assert.equal((await waitFor(page, true)).share, "1");
     assert.equal(await page.isChecked("[data-testid=integer-setting]"), true);

@@ -168,7 +168,7 @@ pub fn record(runs: &Runs, id: &str) -> Record {
     let saved = Saved { format: FORMAT.into(), version: VERSION, runs: runs.clone() };
     let body = serde_json::to_value(&saved).unwrap_or_default();
     let mut record = Record::new(id, KIND, &runs.title(), None, body);
-    record.model = runs.models.iter().map(|m| m.model.as_str()).collect::<Vec<_>>().join(", ");
+    record.made_by.model = runs.models.iter().map(|m| m.model.as_str()).collect::<Vec<_>>().join(", ");
     record
 }
 
@@ -275,7 +275,7 @@ mod tests {
         all.keep(runs("base", true, 1));
         let saved = record(&all, "base-instruct-1");
         assert_eq!(saved.kind, KIND);
-        assert_eq!(saved.model, "instruct, base", "every model that made it");
+        assert_eq!(saved.made_by.model, "instruct, base", "every model that made it");
         assert_eq!(saved.title, "Base and instruct, same prompt and settings: INSTRUCT (instruct model), BASE (base model)");
         assert_eq!(read(&saved), Ok(all.clone()));
         all.models[1].given.settings.temperature = 0.0;

@@ -8,6 +8,7 @@ use super::saved_runs;
 use super::settings::Settings;
 use crate::protocol::{Request, Response};
 use crate::ui::lab::LabEngine;
+use crate::ui::store::MadeBy;
 use leptos::prelude::*;
 
 /// The worker's last progress report.
@@ -50,9 +51,9 @@ pub struct Lab {
     pub save_problem: RwSignal<Option<String>>,
     /// The engine, one experiment at a time; leaving the page cancels the running one.
     pub engine: LabEngine,
-    /// When the run shown is a saved one, the model that made it (a new run takes it off):
+    /// When the run shown is a saved one, what made it (a new run takes it off):
     /// "Measured on" must not name the model loaded now for it.
-    pub restored_from: RwSignal<Option<String>>,
+    pub restored_from: RwSignal<Option<MadeBy>>,
 }
 
 // No `Default`: a lab needs the app's context (the bridge), which only a component has.
@@ -76,7 +77,7 @@ impl Lab {
     }
 
     /// The saved runs come before this visit's; the newest is shown unless one was started.
-    fn restore(self, runs: Vec<(Run, String)>) {
+    fn restore(self, runs: Vec<(Run, MadeBy)>) {
         let newest = runs.last().cloned();
         let runs = runs
             .into_iter()
@@ -195,7 +196,7 @@ impl Lab {
             return;
         }
         if let Some(kept) = run.kept_when_left() {
-            saved_runs::save(&kept, self.engine.loaded_model().as_ref(), self.save_problem);
+            saved_runs::save(&kept, self.engine.made_by(), self.save_problem);
         }
     }
 
@@ -205,7 +206,7 @@ impl Lab {
             .try_update(|run| run.as_mut().map(|r| r.state = state));
         if finished {
             if let Some(run) = self.run.try_get_untracked().flatten() {
-                saved_runs::save(&run, self.engine.loaded_model().as_ref(), self.save_problem);
+                saved_runs::save(&run, self.engine.made_by(), self.save_problem);
                 self.history.try_update(|h| h.push(run));
             }
         }

@@ -5,9 +5,8 @@
 //! the page opens, so that minutes of compute survive a glossary link, Back and a reload.
 
 use super::run::{DepthRecord, Run, RunState, SweepItem};
-use crate::model_choice::Choice;
 use crate::protocol::Experiment;
-use crate::ui::store::{self, Record};
+use crate::ui::store::{self, MadeBy, Record};
 use engine::reasoning::faithfulness::Faithfulness;
 use engine::reasoning::strategy::ItemResult;
 use leptos::prelude::*;
@@ -39,8 +38,9 @@ struct SavedRun {
     left: bool,
 }
 
-/// A finished run, or one stopped when the learner left the page, as a new item made by `model`.
-pub fn record(run: &Run, model: Option<&Choice>) -> Record {
+/// A finished run, or one stopped when the learner left the page, as a new item made as
+/// `made_by` says.
+pub fn record(run: &Run, made_by: Option<MadeBy>) -> Record {
     let saved = SavedRun {
         format: FORMAT.into(),
         version: VERSION,
@@ -53,7 +53,7 @@ pub fn record(run: &Run, model: Option<&Choice>) -> Record {
         left: run.state == RunState::Left,
     };
     let body = serde_json::to_value(&saved).unwrap_or_default();
-    Record::new(&store::new_id(KIND), KIND, &title(run), model, body)
+    Record::new(&store::new_id(KIND), KIND, &title(run), made_by, body)
 }
 
 /// "Run 2: 3 strategies on 5 tasks (arithmetic)"; "…, 2 of them kept when you left the page".
@@ -130,9 +130,9 @@ pub fn read(record: &Record) -> Result<Run, String> {
     Ok(run)
 }
 
-/// Saves a run made by `model` (`record`); a refused write is said in `problem`.
-pub fn save(run: &Run, model: Option<&Choice>, problem: RwSignal<Option<String>>) {
-    let record = record(run, model);
+/// Saves a run made as `made_by` says (`record`); a refused write is said in `problem`.
+pub fn save(run: &Run, made_by: Option<MadeBy>, problem: RwSignal<Option<String>>) {
+    let record = record(run, made_by);
     wasm_bindgen_futures::spawn_local(async move {
         let result = store::put(&record).await;
         problem.try_set(result.err());
@@ -141,7 +141,7 @@ pub fn save(run: &Run, model: Option<&Choice>, problem: RwSignal<Option<String>>
 
 /// Reads the saved runs that this version can read, oldest first, each with the model that
 /// made it, and hands them to `restored` (unreadable ones are left to Saved work to list).
-pub fn restore(problem: RwSignal<Option<String>>, restored: impl FnOnce(Vec<(Run, String)>) + 'static) {
+pub fn restore(problem: RwSignal<Option<String>>, restored: impl FnOnce(Vec<(Run, MadeBy)>) + 'static) {
     wasm_bindgen_futures::spawn_local(async move {
         let entries = match store::list().await {
             Ok(entries) => entries,
@@ -150,11 +150,11 @@ pub fn restore(problem: RwSignal<Option<String>>, restored: impl FnOnce(Vec<(Run
                 return;
             }
         };
-        let mut runs: Vec<(Run, String)> = entries
+        let mut runs: Vec<(Run, MadeBy)> = entries
             .iter()
             .filter_map(|e| e.record.as_ref().ok())
             .filter(|r| r.kind == KIND)
-            .filter_map(|r| read(r).ok().map(|run| (run, r.model.clone())))
+            .filter_map(|r| read(r).ok().map(|run| (run, r.made_by.clone())))
             .collect();
         runs.sort_by_key(|(r, _)| r.number);
         if !runs.is_empty() {

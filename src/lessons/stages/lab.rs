@@ -10,6 +10,7 @@ use super::spec_run::Comparison;
 use crate::bridge::Bridge;
 use crate::protocol::{Request, Response};
 use crate::ui::lab::LabEngine;
+use crate::ui::store::MadeBy;
 use engine::serving_sim::MeasuredCosts;
 use engine::Config;
 use leptos::prelude::*;
@@ -43,9 +44,9 @@ pub struct Lab {
     /// Why a lab's measurement could not be saved (or the saved ones read): the lab's name
     /// and the reason.
     pub save_problem: RwSignal<Option<(&'static str, String)>>,
-    /// The labs showing a measurement saved earlier, with the model that made it (a lab's
-    /// own new measurement takes it off): "Measured on" must not name the model loaded now.
-    pub restored_from: RwSignal<Vec<(&'static str, String)>>,
+    /// The labs showing a measurement saved earlier, with what made it (a lab's own new
+    /// measurement takes it off): "Measured on" must not name the model loaded now.
+    pub restored_from: RwSignal<Vec<(&'static str, MadeBy)>>,
     /// Saved measurements of the panels that keep their results themselves (reuse, pass
     /// cost, speculative draws), until the panel takes its own (`take_restored`).
     handed: RwSignal<Vec<Measurement>>,
@@ -94,7 +95,7 @@ impl Lab {
 
     /// Shows the saved measurements in their labs, unless a lab has measured since the
     /// page opened.
-    fn restore(self, saved: Vec<(Measurement, String)>) {
+    fn restore(self, saved: Vec<(Measurement, MadeBy)>) {
         // The page was left meanwhile, or a measurement is under way (it fills its lab as it goes).
         if self.timeline.try_get_untracked().is_none() || self.engine.busy_untracked() {
             return;
@@ -128,15 +129,16 @@ impl Lab {
         self.handed.try_update(|h| h.remove(at))
     }
 
-    /// The model that made what lab `lab` shows, when it was restored from a saved item.
-    pub fn restored_model(self, lab: &str) -> Option<String> {
+    /// What made what lab `lab` shows, when it was restored from a saved item.
+    pub fn restored_by(self, lab: &str) -> Option<MadeBy> {
         self.restored_from.with(|r| r.iter().find(|(l, _)| *l == lab).map(|(_, m)| m.clone()))
     }
 
-    /// Keeps a finished measurement in the browser, made by the model loaded now.
+    /// Keeps a finished measurement in the browser, made by the model loaded now and its
+    /// arithmetic.
     pub fn save(self, measurement: Measurement) {
         let lab = measurement.lab();
         self.restored_from.update(|r| r.retain(|(l, _)| *l != lab));
-        saved_measurements::save(measurement, self.engine.loaded_model().as_ref(), self.save_problem);
+        saved_measurements::save(measurement, self.engine.made_by(), self.save_problem);
     }
 }

@@ -19,7 +19,7 @@ pub fn MemoryPanel(lab: Lab) -> impl IntoView {
     // A run restored from a saved item (`saved_measurements.rs`) that another model made.
     let made_by_another_model = move || {
         let loaded = lab.engine.loaded_model().map(|c| c.file_stem());
-        lab.restored_model("cache-on").filter(|m| Some(m) != loaded.as_ref())
+        lab.restored_by("cache-on").map(|m| m.model).filter(|m| Some(m) != loaded.as_ref())
     };
     let series = Signal::derive(move || {
         let points = run.with(|r| r.costs.iter().map(|c| ((c.position - 1) as f64, c.kv_bytes as f64 / 1e6)).collect());

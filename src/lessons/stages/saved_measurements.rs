@@ -12,8 +12,7 @@
 use super::number::{bytes, ms, ratio, tps};
 use super::run::Run;
 use super::spec_run::{draft_name, Comparison, Draws};
-use crate::model_choice::Choice;
-use crate::ui::store::{self, Entry, Record};
+use crate::ui::store::{self, Entry, MadeBy, Record};
 use engine::serving_sim::MeasuredCosts;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -292,15 +291,15 @@ fn generated(run: &Run) -> String {
     )
 }
 
-/// A finished measurement as a new item, made by `model`.
-pub fn record(measurement: &Measurement, model: Option<&Choice>) -> Record {
+/// A finished measurement as a new item, made as `made_by` says.
+pub fn record(measurement: &Measurement, made_by: Option<MadeBy>) -> Record {
     let saved = Saved {
         format: FORMAT.into(),
         version: VERSION,
         measurement: measurement.clone(),
     };
     let body = serde_json::to_value(&saved).unwrap_or_default();
-    Record::new(&store::new_id(KIND), KIND, &measurement.title(), model, body)
+    Record::new(&store::new_id(KIND), KIND, &measurement.title(), made_by, body)
 }
 
 /// The measurement a record holds, or why it cannot be read.
@@ -315,10 +314,10 @@ fn pointer(lab: &str) -> String {
     format!("stages-{lab}")
 }
 
-/// Saves a finished measurement made by `model`, and points its lab at it; a refused write
-/// is said in `problem`, with the lab's name.
-pub fn save(measurement: Measurement, model: Option<&Choice>, problem: RwSignal<Option<(&'static str, String)>>) {
-    let (record, lab) = (record(&measurement, model), measurement.lab());
+/// Saves a finished measurement made as `made_by` says, and points its lab at it; a refused
+/// write is said in `problem`, with the lab's name.
+pub fn save(measurement: Measurement, made_by: Option<MadeBy>, problem: RwSignal<Option<(&'static str, String)>>) {
+    let (record, lab) = (record(&measurement, made_by), measurement.lab());
     wasm_bindgen_futures::spawn_local(async move {
         let result = store::put_and_point(&record, &pointer(lab)).await;
         problem.try_set(result.err().map(|e| (lab, e)));
@@ -335,7 +334,7 @@ pub async fn open(record: &Record) -> Result<String, String> {
 
 /// Of `entries` (oldest first), what each lab shows, with the model that made it: the item
 /// `pointed` names for it when it is there and readable, else its newest readable one.
-fn shown(entries: &[Entry], pointed: &[Option<String>]) -> Vec<(Measurement, String)> {
+fn shown(entries: &[Entry], pointed: &[Option<String>]) -> Vec<(Measurement, MadeBy)> {
     let readable: Vec<(&Record, Measurement)> = entries
         .iter()
         .filter_map(|e| e.record.as_ref().ok())
@@ -349,14 +348,14 @@ fn shown(entries: &[Entry], pointed: &[Option<String>]) -> Vec<(Measurement, Str
             mine()
                 .find(|(r, _)| Some(&r.id) == pointed.as_ref())
                 .or_else(|| mine().last())
-                .map(|(r, m)| (m.clone(), r.model.clone()))
+                .map(|(r, m)| (m.clone(), r.made_by.clone()))
         })
         .collect()
 }
 
 /// Reads what each lab showed last and hands it to `restored`; a store that cannot be read
 /// is said in `problem` (under the first lab).
-pub fn restore(problem: RwSignal<Option<(&'static str, String)>>, restored: impl FnOnce(Vec<(Measurement, String)>) + 'static) {
+pub fn restore(problem: RwSignal<Option<(&'static str, String)>>, restored: impl FnOnce(Vec<(Measurement, MadeBy)>) + 'static) {
     wasm_bindgen_futures::spawn_local(async move {
         let result = async {
             let entries = store::list().await?;
@@ -395,7 +394,7 @@ mod tests {
     fn entry(id: &str, measurement: &Measurement) -> Entry {
         let mut record = record(measurement, None);
         record.id = id.into();
-        record.model = format!("model of {id}");
+        record.made_by.model = format!("model of {id}");
         Entry { id: id.into(), record: Ok(record) }
     }
 
@@ -496,7 +495,7 @@ mod tests {
         let cache_on = Measurement::CacheOn { run };
         let entries = [entry("a", &a), entry("s", &sweep), entry("c", &cache_on), entry("b", &b)];
         // Each with the model its record names, in the order of `LABS`.
-        let made = |m: &Measurement, id: &str| (m.clone(), format!("model of {id}"));
+        let made = |m: &Measurement, id: &str| (m.clone(), MadeBy { model: format!("model of {id}"), integer_arithmetic: false });
         let none = || [None, None, None, None, None, None, None, None, None, None];
         assert_eq!(shown(&entries, &none()), vec![made(&b, "b"), made(&sweep, "s"), made(&cache_on, "c")], "the newest of each lab");
         let mut pointed = none();

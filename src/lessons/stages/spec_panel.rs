@@ -36,7 +36,7 @@ pub fn SpecPanel(lab: Lab) -> impl IntoView {
             .with(|s| s.as_ref().map_or(30, |s| s.config.layers))
     };
     // A comparison restored from a saved item: its prompt and settings, as it ran with them.
-    let restored = Memo::new(move |_| lab.restored_model(PANEL).is_some());
+    let restored = Memo::new(move |_| lab.restored_by(PANEL).is_some());
     Effect::new(move |_| {
         if !restored.get() {
             return;
