@@ -51,7 +51,7 @@ pub(super) fn matvec_scaled(
 ///
 /// Why both, under Chromium's V8, for a 172,800 × 576 product (out of cache): two streams a
 /// row apart are followed badly by the hardware prefetcher when blocks are wide (Q8_0's
-/// 34 bytes per 32 weights: 27.3 ms two rows at a time, 14.2 ms one row at a time; its
+/// 36 bytes per 32 weights in memory: 27.3 ms two rows at a time, 14.2 ms one at a time; its
 /// integer arithmetic 19.0 and 9.1 ms), while the 4-bit families are bound by their
 /// unpacking, and sharing the activations' loads gains there (Q4_0 19.9 against 20.8 ms,
 /// integer 9.2 against 10.5; Q4_1 19.1 against 20.9, integer 12.6 against 14.8).
