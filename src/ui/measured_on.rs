@@ -3,18 +3,18 @@
 //! labs measure whichever is loaded). Read from the bridge, never written in a lesson.
 
 use crate::bridge::{Bridge, ModelStatus};
+use crate::ui::store::MadeBy;
 use leptos::prelude::*;
 
-/// `saved_by`: when the labs below show a measurement saved earlier, what made it
-/// (`MadeBy::label`).
+/// `saved_by`: when the labs below show a measurement saved earlier, what made it.
 #[component]
-pub fn MeasuredOn(#[prop(default = None)] saved_by: Option<Signal<Option<String>>>) -> impl IntoView {
+pub fn MeasuredOn(#[prop(default = None)] saved_by: Option<Signal<Option<MadeBy>>>) -> impl IntoView {
     let bridge = expect_context::<Bridge>();
     let status = bridge.status();
     move || {
         let loading = matches!(status.get(), ModelStatus::Loading { .. });
         let loaded = bridge.loaded().map(|c| c.file_stem());
-        let saved = saved_by.and_then(|s| s.get());
+        let saved = saved_by.and_then(|s| s.get()).map(|m| m.label());
         let text = match (saved, loading, &loaded) {
             (Some(saved), _, _) => format!(
                 "Shown: a measurement saved earlier, made on {saved}. A new run measures {}.",

@@ -74,7 +74,7 @@ fn Controls(lab: Lab) -> impl IntoView {
     view! {
         <section class="lab" data-testid="interactive-reasoning" aria-labelledby=CONTROLS_ID>
             <h2 id=CONTROLS_ID>"Run an experiment"</h2>
-            <MeasuredOn saved_by=Some(Signal::derive(move || lab.restored_from.get().map(|m| m.label())))/>
+            <MeasuredOn saved_by=Some(lab.restored_from.into())/>
             <p>"One run feeds every section below: each shows its part of the run beside its text, with a link back here."</p>
             {notice}
             <Runner lab=lab/>

@@ -43,7 +43,7 @@ fn measured(name: &str, lab: Lab) -> AnyView {
     // The labs that save may show measurements saved earlier.
     let saving = saved_measurements::labs_under(name);
     let saved_by = (!saving.is_empty())
-        .then(|| Signal::derive(move || saving.iter().find_map(|l| lab.restored_by(l)).map(|m| m.label())));
+        .then(|| Signal::derive(move || saving.iter().find_map(|l| lab.restored_by(l))));
     view! {
         <MeasuredOn saved_by=saved_by/>
         {panel(name, lab)}
