@@ -7,24 +7,7 @@ use common::*;
 use engine::arch::{Logits, Model};
 use engine::kv_cache::KvCache;
 use engine::{parallel, SamplerSettings};
-use std::sync::{Arc, Mutex, Once};
-
-/// A pool of 3 threads, so that splits are uneven; the tests of this file take turns
-/// setting the global thread count.
-fn at_threads<R>(n: usize, f: impl FnOnce() -> R) -> R {
-    static POOL: Once = Once::new();
-    static TURN: Mutex<()> = Mutex::new(());
-    POOL.call_once(|| rayon::ThreadPoolBuilder::new().num_threads(3).build_global().unwrap());
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
-    assert_eq!(parallel::set_threads(n), n);
-    let r = f();
-    parallel::set_threads(1);
-    r
-}
-
-fn bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
+use std::sync::Arc;
 
 fn prompt(n: u32) -> Vec<u32> {
     (0..n).map(|i| (i * 1013 + 17) % 40_000 + 2).collect()

@@ -17,6 +17,7 @@ use crate::gguf::config::{Architecture, Config};
 use crate::gguf::{read_gguf, TensorReader};
 use crate::kv_cache::KvCache;
 use crate::memory;
+use crate::quant::choice::{self, DecodeLoop, Family, KernelChoice, KernelKey};
 use crate::quant::QMatrix;
 use crate::tokenizer::Tokenizer;
 use std::io::{Cursor, Read, Seek, SeekFrom};
@@ -142,13 +143,54 @@ impl Model {
     /// The share of the weights a decode step multiplies that the integer arithmetic applies
     /// to (Q4_0, Q4_1, Q5_0 and Q8_0 matrices): the layers' matrices and the output head, by count.
     pub fn integer_share(&self) -> f64 {
-        let head = self.lm_head.as_ref().unwrap_or(&self.embed);
-        let matrices = self.layers.iter().flat_map(Layer::matrices).chain([head]);
-        let (integer, all) = matrices.fold((0usize, 0usize), |(integer, all), m| {
+        let (integer, all) = self.decode_matrices().into_iter().fold((0usize, 0usize), |(integer, all), m| {
             let n = m.rows * m.cols;
             (integer + if m.has_integer_arithmetic() { n } else { 0 }, all + n)
         });
         integer as f64 / all.max(1) as f64
+    }
+
+    /// The matrices a decode step multiplies: every layer's and the output head (the token
+    /// embedding when the head is tied to it).
+    fn decode_matrices(&self) -> Vec<&QMatrix> {
+        let head = self.lm_head.as_ref().unwrap_or(&self.embed);
+        self.layers.iter().flat_map(Layer::matrices).chain([head]).collect()
+    }
+
+    /// The block families of those matrices, each once.
+    pub fn kernel_families(&self) -> Vec<Family> {
+        choice::families_of(&self.decode_matrices())
+    }
+
+    /// Decode's loops for this model (`quant::choice`), applied: `stored` as it is when it
+    /// fits `key` (the same model, thread count and candidates, every family covered),
+    /// otherwise timed now on the model's own matrices (`choose_kernels`). A host keeps
+    /// what this returns and hands it back on the next load. The logits are the same to the
+    /// bit whichever loops run.
+    pub fn kernels(&self, key: KernelKey, stored: Option<&KernelChoice>, clock: &dyn Fn() -> f64) -> KernelChoice {
+        match stored {
+            Some(s) if s.fits(&key, &self.kernel_families()) => {
+                choice::apply(&self.decode_matrices(), s);
+                s.clone()
+            }
+            _ => self.choose_kernels(key, clock),
+        }
+    }
+
+    /// Times every candidate loop on each block family's matrices at the current thread
+    /// count (a few tens of milliseconds on SmolLM2), and applies the fastest.
+    pub fn choose_kernels(&self, key: KernelKey, clock: &dyn Fn() -> f64) -> KernelChoice {
+        choice::choose(&self.decode_matrices(), key, clock)
+    }
+
+    /// Runs `decode_loop` for every family, untimed (for benchmarks).
+    pub fn force_kernels(&self, key: KernelKey, decode_loop: DecodeLoop) -> KernelChoice {
+        choice::force(&self.decode_matrices(), key, decode_loop)
+    }
+
+    /// The loop each of the model's matrices runs now, in `decode_matrices`' order.
+    pub fn decode_loops(&self) -> Vec<(Family, DecodeLoop)> {
+        self.decode_matrices().iter().map(|m| (m.family(), m.decode_loop())).collect()
     }
 
     /// Whether the file carries a chat template (`tokenizer.chat_template`). A model

@@ -1,6 +1,7 @@
 //! F32, F16 and BF16 weights, all held as f32 (F16 and BF16 are widened once, at load,
 //! exactly), and the f16 reading that the quantised families' scales share.
 
+use super::choice::DecodeLoop;
 use super::simd::F4;
 use super::{Blocks, Weights, BLOCK};
 use crate::error::{EngineError, Result};
@@ -46,7 +47,7 @@ pub(super) fn load_bf16(name: &str, elems: usize, bytes: &[u8]) -> Result<Weight
 impl Blocks for F32 {
     const OFFSET: bool = false;
     // Four bytes a weight in memory, more than Q8_0's, where one row at a time was measured.
-    const ONE_ROW_AT_A_TIME: bool = true;
+    const DECODE_LOOP: DecodeLoop = DecodeLoop::OneRow;
 
     #[inline(always)]
     fn block(&self, i: usize) -> [F4; 8] {

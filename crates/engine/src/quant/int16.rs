@@ -18,6 +18,7 @@
 //! second dot product took back most of the speed (under V8, a 1536 × 576 product in
 //! cache: Q8_0 2.1× the exact kernel's speed instead of 3.3×, Q4_1 1.0× instead of 1.4×).
 
+use super::choice::DecodeLoop;
 use super::kernels::in_rows;
 use super::simd::{pair_bytes, F4};
 use super::{Blocks, BLOCK};
@@ -105,20 +106,21 @@ impl Int16Row {
 /// `out[r - rows.start] = Σ_b integer_scale(r, b) · scale(b) · Σ_j q(r, b, j) · x(b, j)
 /// + offset(r, b)` for each row r of `w` (`per_row` blocks a row) in `rows`, where `sums`
 /// holds the float Σ x of each half block (for the offsets): the decode kernels' loop
-/// (`in_rows`), with the blocks' dot products in integers; then the outliers, each
+/// (`in_rows`, in the matrix's `order`), with the blocks' dot products in integers; then the outliers, each
 /// weight times its activation in f32.
 pub(super) fn matvec<B: IntegerBlocks>(
     w: &B,
     x: &Int16Row,
     sums: &[[f32; 2]],
     per_row: usize,
+    order: DecodeLoop,
     rows: std::ops::Range<usize>,
     out: &mut [f32],
 ) {
     let (xq, xs) = (&x.q[..per_row], &x.scale[..per_row]);
     let block = |i: usize, b: usize| w.dot_i16(i, &xq[b]).mul(F4::splat(w.integer_scale(i) * xs[b]));
     let offset = |i: usize, b: usize| if B::OFFSET { w.integer_offset(i, sums[b]) } else { 0.0 };
-    in_rows(B::ONE_ROW_AT_A_TIME, per_row, rows.clone(), out, block, offset);
+    in_rows(order, per_row, rows.clone(), out, block, offset);
     for o in &x.outliers {
         for (r, v) in rows.clone().zip(out.iter_mut()) {
             let i = r * per_row + o.block;

@@ -224,6 +224,13 @@ impl Blocks for Q3K {
     }
 }
 
+impl Q45K {
+    /// Whether these are Q5_K blocks (with the plane of fifth bits), not Q4_K.
+    pub(super) fn is_q5k(&self) -> bool {
+        self.hi.is_some()
+    }
+}
+
 impl Blocks for Q45K {
     const OFFSET: bool = true;
 

@@ -2,6 +2,7 @@
 //! decode dot products (`matvec_scaled`, and its batch and AVX pair forms, bit-identical to
 //! it per row) and the register tile of the prefill product (`micro`, `widen`).
 
+use super::choice::DecodeLoop;
 use super::simd::F4;
 use super::{BLOCK, ROW_TILE};
 
@@ -28,7 +29,7 @@ pub(super) fn dot_block(w: [F4; 8], xb: &[F4; 8]) -> F4 {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn matvec_scaled(
-    one_row: bool,
+    order: DecodeLoop,
     x: &[f32],
     per_row: usize,
     rows: std::ops::Range<usize>,
@@ -40,33 +41,45 @@ pub(super) fn matvec_scaled(
     // As arrays, so that the loads need no bounds checks (they were 8 branches a block).
     let xs = x.as_chunks::<BLOCK>().0;
     let xblock = |b: usize| -> [F4; 8] { std::array::from_fn(|k| F4::load(&xs[b][4 * k..])) };
-    in_rows(one_row, per_row, rows, out, |i, b| dot_block(q(i), &xblock(b)).mul(F4::splat(scale(i))), offset)
+    in_rows(order, per_row, rows, out, |i, b| dot_block(q(i), &xblock(b)).mul(F4::splat(scale(i))), offset)
 }
 
 /// `out[r - rows.start] = (Σ_b block(i, b)).sum() + Σ_b offset(i, b)` over the blocks `b` of
-/// each row `r` in `rows` (`i = r · per_row + b`): the decode kernels' loop. Two rows at a
-/// time, so that what `block` loads for block b of the activations serves both; or, with
-/// `one_row` (`Blocks::ONE_ROW_AT_A_TIME`), one row after another, so that the weights are
-/// read as one sequential stream. Each row's sum is the same either way, to the bit.
+/// each row `r` in `rows` (`i = r · per_row + b`): the decode kernels' loop, in the order
+/// `order` reads the rows (`choice.rs`): one after another, as one sequential stream; or
+/// two at a time (rows r and r + 1, or r and r + half the range), so that what `block`
+/// loads of the activations for block b serves both. Each row's sum is formed by the same
+/// operations in the same order in every loop, so the results are the same to the bit.
 ///
-/// Why both, under Chromium's V8, for a 172,800 × 576 product (out of cache): two streams a
-/// row apart are followed badly by the hardware prefetcher when blocks are wide (Q8_0's
-/// 36 bytes per 32 weights in memory: 27.3 ms two rows at a time, 14.2 ms one at a time; its
-/// integer arithmetic 19.0 and 9.1 ms), while the 4-bit families are bound by their
-/// unpacking, and sharing the activations' loads gains there (Q4_0 19.9 against 20.8 ms,
-/// integer 9.2 against 10.5; Q4_1 19.1 against 20.9, integer 12.6 against 14.8).
+/// Which is fastest depends on the CPU. Under Chromium's V8 on AMD EPYC, for a 172,800 × 576
+/// product (out of cache): two streams a row apart were followed badly by the hardware
+/// prefetcher when blocks are wide (Q8_0's 36 bytes per 32 weights in memory: 27.3 ms two
+/// rows at a time, 14.2 ms one at a time; its integer arithmetic 19.0 and 9.1 ms), while the
+/// 4-bit families are bound by their unpacking, and sharing the activations' loads gained
+/// there (Q4_0 19.9 against 20.8 ms, integer 9.2 against 10.5; Q4_1 19.1 against 20.9,
+/// integer 12.6 against 14.8). On an Intel Xeon the same choices lost speed, so the engine
+/// times them on the device (`choice::choose`).
 #[inline(always)]
 pub(super) fn in_rows(
-    one_row: bool,
+    order: DecodeLoop,
     per_row: usize,
     rows: std::ops::Range<usize>,
     out: &mut [f32],
     block: impl Fn(usize, usize) -> F4,
     offset: impl Fn(usize, usize) -> f32,
 ) {
-    let mut r = rows.start;
-    while r + 1 < rows.end && !one_row {
-        let (i0, i1) = (r * per_row, (r + 1) * per_row);
+    let one = |r: usize| {
+        let i0 = r * per_row;
+        let (mut a, mut c) = (F4::zero(), 0f32);
+        for b in 0..per_row {
+            a = a.add(block(i0 + b, b));
+            c += offset(i0 + b, b);
+        }
+        a.sum() + c
+    };
+    // Rows r0 and r1 side by side, each summed exactly as `one` sums it.
+    let two = |r0: usize, r1: usize| {
+        let (i0, i1) = (r0 * per_row, r1 * per_row);
         let (mut a0, mut a1) = (F4::zero(), F4::zero());
         let (mut c0, mut c1) = (0f32, 0f32);
         for b in 0..per_row {
@@ -75,18 +88,26 @@ pub(super) fn in_rows(
             c0 += offset(i0 + b, b);
             c1 += offset(i1 + b, b);
         }
-        out[r - rows.start] = a0.sum() + c0;
-        out[r + 1 - rows.start] = a1.sum() + c1;
-        r += 2;
-    }
-    for r in r..rows.end {
-        let i0 = r * per_row;
-        let (mut a, mut c) = (F4::zero(), 0f32);
-        for b in 0..per_row {
-            a = a.add(block(i0 + b, b));
-            c += offset(i0 + b, b);
+        (a0.sum() + c0, a1.sum() + c1)
+    };
+    let (start, len) = (rows.start, rows.len());
+    // Rows paired with the row `apart` after them, for the first `pairs` rows of each
+    // group of 2·apart; the rest one at a time.
+    let (apart, paired) = match order {
+        DecodeLoop::OneRow => (1, 0),
+        DecodeLoop::TwoRows => (1, len / 2 * 2),
+        DecodeLoop::TwoHalves => (len / 2, len / 2 * 2),
+    };
+    let mut k = 0;
+    while k < paired {
+        let r = start + k;
+        for j in 0..apart {
+            (out[k + j], out[k + j + apart]) = two(r + j, r + j + apart);
         }
-        out[r - rows.start] = a.sum() + c;
+        k += 2 * apart;
+    }
+    for r in start + paired..rows.end {
+        out[r - start] = one(r);
     }
 }
 

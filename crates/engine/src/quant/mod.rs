@@ -13,10 +13,12 @@
 //! (`q4.rs`, `q5.rs`, `q8.rs`, `k_quants.rs`, `float.rs` for F32, F16 and BF16), each
 //! implementing `Blocks`; `planes.rs` the bit planes the 2-, 3-, 5- and 6-bit values are
 //! kept in; `kernels.rs` the matrix kernels, generic over the unpacking; `simd.rs` the 4-
-//! and 8-lane vectors they run on. A new block type needs a `Blocks` implementation, a
+//! and 8-lane vectors they run on; `choice.rs` which loop decode runs for each family, timed
+//! on the device. A new block type needs a `Blocks` implementation, a
 //! variant of `Weights` (and its arm in `with_blocks!`) and an arm in `QMatrix::from_ggml`;
 //! the tests at the end then check it against candle's dequantiser.
 
+pub mod choice;
 mod float;
 mod int16;
 mod k_quants;
@@ -31,10 +33,12 @@ pub(crate) mod simd;
 use crate::error::{EngineError, Result};
 use crate::parallel;
 use candle_core::quantized::GgmlDType;
+use choice::{DecodeLoop, Family};
 #[cfg(target_arch = "x86_64")]
 use kernels::matvec_scaled_pairs;
 use kernels::{dot_block, matvec_scaled, matvec_scaled_batch, micro, widen, Scaled, BATCH_TILE, TOKEN_TILE};
 use simd::F4;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 const BLOCK: usize = 32;
 /// Weight rows dequantised at once for a matrix-matrix product.
@@ -52,10 +56,10 @@ pub const FEW_TOKENS: usize = 8;
 pub(super) trait Blocks {
     /// Whether the family has offsets (mins), so that the kernels need Σ x per half block.
     const OFFSET: bool;
-    /// Whether decode reads its rows one at a time rather than two at once (`kernels::in_rows`):
-    /// for the families of a byte or more per weight (Q8_0, F16, BF16, F32), whose reading
-    /// outruns their unpacking.
-    const ONE_ROW_AT_A_TIME: bool = false;
+    /// The loop decode runs until one is chosen by timing (`choice.rs`): what AMD EPYC measured
+    /// fastest, one row at a time for the families of a byte or more per weight (Q8_0, F16,
+    /// BF16, F32), whose reading outruns their unpacking, two rows for the others.
+    const DECODE_LOOP: DecodeLoop = DecodeLoop::TwoRows;
     /// Block `i`, dequantised exactly as ggml does; for the families without offsets that
     /// is `raw · scale` (ggml's `q * d`, or `(d * sc) * q` where `d * sc` is exact).
     #[inline(always)]
@@ -110,9 +114,9 @@ macro_rules! with_blocks {
     };
 }
 
-/// `B::ONE_ROW_AT_A_TIME`, read from a value (the families are matched as values).
-fn one_row_at_a_time<B: Blocks>(_: &B) -> bool {
-    B::ONE_ROW_AT_A_TIME
+/// `B::DECODE_LOOP`, read from a value (the families are matched as values).
+fn default_loop<B: Blocks>(_: &B) -> DecodeLoop {
+    B::DECODE_LOOP
 }
 
 /// Σ x over each 16-value half of each 32-value block of `x`, for families with offsets.
@@ -141,6 +145,9 @@ pub struct QMatrix {
     pub rows: usize,
     pub cols: usize,
     w: Weights,
+    /// The loop decode's products run (`DecodeLoop` as a byte): the family's default until a
+    /// choice is applied; an atomic because sessions share the model.
+    decode_loop: AtomicU8,
 }
 
 impl QMatrix {
@@ -184,7 +191,51 @@ impl QMatrix {
                 bytes.len()
             )));
         }
-        Ok(Self { rows, cols, w: load(name, elems, bytes)? })
+        let w = load(name, elems, bytes)?;
+        let decode_loop = AtomicU8::new(with_blocks!(&w, |b| default_loop(b)).to_u8());
+        Ok(Self { rows, cols, w, decode_loop })
+    }
+
+    /// The block family decode's kernels run for this matrix.
+    pub fn family(&self) -> Family {
+        match &self.w {
+            Weights::Q4_0(_) => Family::Q4_0,
+            Weights::Q4_1(_) => Family::Q4_1,
+            Weights::Q5_0(_) => Family::Q5_0,
+            Weights::Q5_1(_) => Family::Q5_1,
+            Weights::Q8_0(_) => Family::Q8_0,
+            Weights::Q2K(_) => Family::Q2K,
+            Weights::Q3K(_) => Family::Q3K,
+            Weights::Q45K(b) if b.is_q5k() => Family::Q5K,
+            Weights::Q45K(_) => Family::Q4K,
+            Weights::Q6K(_) => Family::Q6K,
+            Weights::F32(_) => Family::F32,
+        }
+    }
+
+    /// The loop decode's products run now.
+    pub fn decode_loop(&self) -> DecodeLoop {
+        DecodeLoop::from_u8(self.decode_loop.load(Ordering::Relaxed))
+    }
+
+    /// The loop this matrix's family runs before any choice (`Blocks::DECODE_LOOP`).
+    pub fn default_decode_loop(&self) -> DecodeLoop {
+        with_blocks!(&self.w, |b| default_loop(b))
+    }
+
+    /// Makes decode's products run `l` (the same results to the bit, at another speed).
+    pub fn set_decode_loop(&self, l: DecodeLoop) {
+        self.decode_loop.store(l.to_u8(), Ordering::Relaxed)
+    }
+
+    /// Decode's product (one activation row `x`) for the output rows `rows` only, with loop
+    /// `l`, split over the current threads as `matmul` splits it: what `choice::choose` times.
+    pub fn matvec_using(&self, x: &[f32], l: DecodeLoop, rows: std::ops::Range<usize>, out: &mut [f32]) {
+        assert_eq!((x.len(), out.len()), (self.cols, rows.len()), "matvec_using: shapes");
+        let start = rows.start;
+        parallel::columns(out, 1, ROW_TILE, rows.len() * self.cols, |r, part| {
+            self.matvec(x, l, start + r.start..start + r.end, part)
+        })
     }
 
     /// Bytes this matrix holds in memory.
@@ -219,7 +270,7 @@ impl QMatrix {
     pub fn matmul_rows(&self, x: &[f32], n: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
         assert_eq!(out.len(), n * rows.len(), "matmul: output shape");
         match n {
-            1 => self.matvec(x, rows, out),
+            1 => self.matvec(x, self.decode_loop(), rows, out),
             // All of them in one pass, so that each block is unpacked once (tiling them by
             // 4 unpacked the whole matrix again for a fifth token: verification ran 21 %
             // slower at the default draft length of 4).
@@ -255,8 +306,9 @@ impl QMatrix {
     fn matvec_integer<B: int16::IntegerBlocks + Sync>(&self, w: &B, x: &[f32], out: &mut [f32]) {
         assert_eq!((x.len(), out.len()), (self.cols, self.rows), "matmul: shapes");
         let (row, sums, per_row) = (int16::Int16Row::new(x, B::PAIRED), half_sums_of(w, x), self.cols / BLOCK);
+        let order = self.decode_loop();
         parallel::columns(out, 1, ROW_TILE, self.rows * self.cols, |rows, part| {
-            int16::matvec(w, &row, &sums, per_row, rows, part)
+            int16::matvec(w, &row, &sums, per_row, order, rows, part)
         })
     }
 
@@ -304,7 +356,7 @@ impl QMatrix {
     /// `matmul_batch` for up to `BATCH_TILE` rows, in `F4`s.
     fn matvec_tile(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
         match x.len() / self.cols {
-            1 => self.matvec(x, rows, out),
+            1 => self.matvec(x, self.decode_loop(), rows, out),
             2 => self.matvec_batch::<2>(x, rows, out),
             3 => self.matvec_batch::<3>(x, rows, out),
             4 => self.matvec_batch::<4>(x, rows, out),
@@ -339,7 +391,7 @@ impl QMatrix {
         });
         if n % 2 == 1 {
             let width = rows.len();
-            self.matvec(&x[(n - 1) * cols..], rows, &mut out[(n - 1) * width..]);
+            self.matvec(&x[(n - 1) * cols..], self.decode_loop(), rows, &mut out[(n - 1) * width..]);
         }
     }
 
@@ -378,15 +430,15 @@ impl QMatrix {
     }
 
     /// Decode: each weight is used once, so blocks are unpacked straight into registers and
-    /// never stored, two rows at a time or one (`kernels::in_rows`). A block's scale and
+    /// never stored, in the loop `order` (`kernels::in_rows`). A block's scale and
     /// offset are applied to its dot product once, not to each weight:
     /// Σ (q·d + m)·x = d·Σ q·x + m·Σ x, with Σ x per block computed once for all rows.
-    fn matvec(&self, x: &[f32], rows: std::ops::Range<usize>, out: &mut [f32]) {
+    fn matvec(&self, x: &[f32], order: DecodeLoop, rows: std::ops::Range<usize>, out: &mut [f32]) {
         let per_row = self.cols / BLOCK;
         with_blocks!(&self.w, |blocks| {
             let sums = half_sums_of(blocks, x);
             let Scaled { q, scale, offset } = scaled(blocks, &sums, per_row);
-            matvec_scaled(one_row_at_a_time(blocks), x, per_row, rows, out, q, scale, |i, b| offset(i, b, 0))
+            matvec_scaled(order, x, per_row, rows, out, q, scale, |i, b| offset(i, b, 0))
         })
     }
 

@@ -2,6 +2,7 @@
 //! then 32 i8 q; value = q * d. The q are kept in `pair_bytes`' order and unpacked times
 //! `BYTE_PAIR` (fewer instructions), so d is kept divided by it: the same products to the bit.
 
+use super::choice::DecodeLoop;
 use super::float::scale_at;
 use super::int16::{paired_place, IntegerBlocks};
 use super::simd::{bytes_paired, dot_i8_i16, pair_bytes, BYTE_PAIR, F4};
@@ -47,7 +48,7 @@ impl IntegerBlocks for Q8_0 {
 
 impl Blocks for Q8_0 {
     const OFFSET: bool = false;
-    const ONE_ROW_AT_A_TIME: bool = true;
+    const DECODE_LOOP: DecodeLoop = DecodeLoop::OneRow;
 
     #[inline(always)]
     fn raw(&self, i: usize) -> [F4; 8] {

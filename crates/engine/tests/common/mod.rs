@@ -5,7 +5,7 @@
 use engine::testing::TinyModel;
 use engine::{Model, Session};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 use std::time::Instant;
 
 pub fn tiny() -> Arc<Model> {
@@ -63,10 +63,8 @@ pub fn fit(
     counts: &std::collections::HashMap<u32, usize>,
     n: usize,
 ) -> engine::chi_square::ChiSquare {
-    let cells: Vec<(u64, f64)> = candidates
-        .iter()
-        .map(|c| (*counts.get(&c.id).unwrap_or(&0) as u64, c.final_prob as f64))
-        .collect();
+    let cells: Vec<(u64, f64)> =
+        candidates.iter().map(|c| (*counts.get(&c.id).unwrap_or(&0) as u64, c.final_prob as f64)).collect();
     engine::chi_square::chi_square(&cells, n as u64).expect("two or more outcomes to test")
 }
 
@@ -95,4 +93,21 @@ pub fn with_metadata(spec: TinyModel, key: &str, value: Option<candle_core::quan
 /// The error a file that must not load gets.
 pub fn load_error(bytes: &[u8]) -> String {
     Model::from_gguf_bytes(bytes).err().expect("the file must be refused").to_string()
+}
+
+/// Runs `f` with passes split over `n` threads, on a pool of 3 (so that splits are uneven);
+/// the tests of a binary take turns setting the global thread count.
+pub fn at_threads<R>(n: usize, f: impl FnOnce() -> R) -> R {
+    static POOL: Once = Once::new();
+    static TURN: Mutex<()> = Mutex::new(());
+    POOL.call_once(|| rayon::ThreadPoolBuilder::new().num_threads(3).build_global().unwrap());
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    assert_eq!(engine::parallel::set_threads(n), n);
+    let r = f();
+    engine::parallel::set_threads(1);
+    r
+}
+
+pub fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
 }
