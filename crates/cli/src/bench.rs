@@ -2,6 +2,7 @@
 
 use crate::model::{load_model, session};
 use engine::probe::PassBench;
+use engine::quant::choice::{DecodeLoop, KernelKey};
 use engine::{prompt_tokens, Model, SamplerSettings, SystemPrompt};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -26,9 +27,15 @@ fn bench_ids(model: &Model) -> Result<Vec<u32>, String> {
     prompt_tokens(&model.tokenizer, BENCH_PROMPT, raw, SystemPrompt::Default).map_err(|e| e.to_string())
 }
 
-pub fn bench(path: &Path, rounds: usize, integer_activations: bool) -> Result<Value, String> {
+pub fn bench(
+    path: &Path,
+    rounds: usize,
+    integer_activations: bool,
+    decode_loop: Option<DecodeLoop>,
+) -> Result<Value, String> {
     let model = load_model(path)?;
     model.set_integer_activations(integer_activations);
+    let kernels = kernels(&model, path, decode_loop)?;
     let ids = bench_ids(&model)?;
     let greedy = SamplerSettings::greedy();
     let (mut prefill, mut decode) = (Vec::new(), Vec::new());
@@ -50,7 +57,51 @@ pub fn bench(path: &Path, rounds: usize, integer_activations: bool) -> Result<Va
         "integer_activations": integer_activations,
         "prefill_tokens_per_s": median(&mut prefill),
         "decode_tokens_per_s": median(&mut decode),
+        "kernels": kernels,
     }))
+}
+
+/// Decode's loops for `model`: `forced` for every family, or timed on the model's matrices
+/// and the fastest applied (as a host does at load); as JSON, each family's timings with the
+/// rate they read the weights at.
+fn kernels(model: &Model, path: &Path, forced: Option<DecodeLoop>) -> Result<Value, String> {
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let size = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.len();
+    let key = KernelKey::now(name, size);
+    let origin = Instant::now();
+    let clock = || origin.elapsed().as_secs_f64() * 1000.0;
+    let choice = match forced {
+        Some(l) => model.force_kernels(key, l),
+        None => model.choose_kernels(key, &clock),
+    };
+    let families: Vec<Value> = choice
+        .families
+        .iter()
+        .map(|f| {
+            let timings: Vec<Value> = f
+                .timings
+                .iter()
+                .map(|t| {
+                    json!({
+                        "loop": t.decode_loop.name(),
+                        "best_ms": t.best_ms(),
+                        "median_ms": t.median_ms(),
+                        "best_gb_per_s": f.bytes as f64 / t.best_ms() / 1e6,
+                        "rounds_ms": t.rounds_ms,
+                    })
+                })
+                .collect();
+            json!({
+                "family": f.family.name(),
+                "chosen": f.chosen.name(),
+                "default": f.default.name(),
+                "bytes_per_timing": f.bytes,
+                "noise": f.noise,
+                "timings": timings,
+            })
+        })
+        .collect();
+    Ok(json!({"forced": forced.map(DecodeLoop::name), "took_ms": choice.took_ms, "families": families}))
 }
 
 /// N samples of the bench prompt, one fresh session after another and then decoded together

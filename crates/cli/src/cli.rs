@@ -59,6 +59,11 @@ pub enum Command {
         /// faster, with logits that move (`integer-check` measures by how much).
         #[arg(long, conflicts_with_all = ["batch", "depth"])]
         integer_activations: bool,
+        /// Decode's loop for every block family, forced: one-row, two-rows or two-halves
+        /// (the same logits, at another speed). Without it the engine times each loop on the
+        /// model's own matrices first and runs the fastest; the output shows that choice.
+        #[arg(long, value_parser = decode_loop, conflicts_with_all = ["batch", "depth"])]
+        decode_loop: Option<engine::quant::choice::DecodeLoop>,
     },
     /// What the opt-in integer arithmetic changes: per greedy decode step
     /// after the prompt, the exact and the integer logits from the same cache, compared over
@@ -119,6 +124,14 @@ pub enum Command {
     /// the reply's deep-thinking ratio. Scores --reply as if the model had written it, or a
     /// greedy reply of up to --max-tokens.
     Depth(Depth),
+}
+
+fn decode_loop(s: &str) -> Result<engine::quant::choice::DecodeLoop, String> {
+    use engine::quant::choice::DecodeLoop;
+    DecodeLoop::from_name(s.trim()).ok_or_else(|| {
+        let names: Vec<&str> = DecodeLoop::ALL.iter().map(|l| l.name()).collect();
+        format!("'{s}' is not a decode loop; the loops are {}", names.join(", "))
+    })
 }
 
 fn thread_count(s: &str) -> Result<usize, String> {

@@ -51,8 +51,8 @@ fn run(cli: Cli) -> Result<Value, String> {
         Command::Tokenize { text } => text::tokenize(model, &text),
         Command::Logits { ids, top } => text::logits(model, &ids, top),
         Command::Generate(g) => text::generate(model, &g),
-        Command::Bench { rounds, batch: None, depth: false, integer_activations } => {
-            bench::bench(model, rounds, integer_activations)
+        Command::Bench { rounds, batch: None, depth: false, integer_activations, decode_loop } => {
+            bench::bench(model, rounds, integer_activations, decode_loop)
         }
         Command::Bench { rounds, batch: None, depth: true, .. } => bench::bench_depth(model, rounds),
         Command::Bench { rounds, batch: Some(n), .. } => bench::bench_batch(model, n, rounds),
