@@ -19,7 +19,7 @@
 use crate::arch::{Logits, Model};
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
-use crate::sampler::{distribution, Rng, SamplerSettings};
+use crate::sampler::{sample, Rng, SamplerSettings};
 use crate::session::{check_prompt, Session, StopReason};
 use std::sync::Arc;
 
@@ -179,7 +179,7 @@ impl BatchDecoder {
         let (tok, context) = (&self.model.tokenizer, self.context);
         let mut drawn = vec![None; self.sequences.len()];
         for (s, d) in self.sequences.iter_mut().zip(&mut drawn).filter(|(s, _)| s.stop.is_none()) {
-            let token = distribution(&s.logits, &s.sample.settings, &s.context).draw(s.rng.next_f64());
+            let (token, _) = sample(&s.logits, &s.sample.settings, &s.context, s.rng.next_f64());
             s.push(token);
             *d = Some(token);
             // The order of `Session::generate`'s checks.

@@ -146,7 +146,11 @@ impl SamplerSettings {
             return bad("repeat_penalty", rp, "must be in (0, 10]; 1 turns it off");
         }
         if !is_order(&self.order) {
-            return Err(EngineError::InvalidSetting { name: "order", value: order_text(&self.order), reason: ORDER_RULE });
+            return Err(EngineError::InvalidSetting {
+                name: "order",
+                value: order_text(&self.order),
+                reason: ORDER_RULE,
+            });
         }
         Ok(())
     }
@@ -233,6 +237,67 @@ impl Distribution {
 /// Runs the pipeline on `logits`. `history` is the context so far, for the repetition
 /// penalty. The settings must have passed `validate`.
 pub fn distribution(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Distribution {
+    let penalized = penalize(logits, s, history);
+    let ranking = Ranking::new(&penalized, penalized.len());
+    let probs = Probs::new(&penalized, &ranking, s.temperature);
+    let model_probs = if s.temperature == 1.0 { probs.clone() } else { Probs::new(&penalized, &ranking, 1.0) };
+    let Some(cut) = Cut::new(s, &penalized, &ranking, &probs, &model_probs) else {
+        unreachable!("a ranking of the whole vocabulary reaches every rank")
+    };
+    let order: Vec<u32> = (0..ranking.len()).map(|r| ranking.id(r).expect("every rank is ranked")).collect();
+    let entropy = |ps: &mut dyn Iterator<Item = f64>| -> f64 { ps.filter(|&p| p > 0.0).map(|p| -p * p.log2()).sum() };
+    let entropy_bits = entropy(&mut order.iter().map(|&id| probs.of(id)));
+    let final_entropy_bits = entropy(&mut order[..cut.kept].iter().map(|&id| probs.of(id) / cut.mass));
+    let candidates: Vec<Candidate> = order
+        .iter()
+        .enumerate()
+        .map(|(r, &id)| {
+            let cut_by = cut.by(r);
+            Candidate {
+                id,
+                logit: logits[id as usize],
+                penalized: penalized[id as usize],
+                prob: probs.of(id) as f32,
+                model_prob: model_probs.of(id) as f32,
+                cut_by,
+                final_prob: if cut_by.is_none() { cut.final_prob(&probs, id) } else { 0.0 },
+            }
+        })
+        .collect();
+    Distribution { candidates, eligible: cut.kept, entropy_bits, final_entropy_bits }
+}
+
+/// Candidates ranked first by `sample`: enough for top-k at its usual values and for what
+/// the cuts leave of a peaked distribution. When a cut or the draw reaches past them, the
+/// whole vocabulary is ranked.
+const SAMPLE_HEAD: usize = 64;
+
+/// The token `distribution(logits, s, history).draw(u)` draws, and its final probability,
+/// to the bit, without ranking the whole vocabulary: only the `SAMPLE_HEAD` most likely
+/// candidates are put in order (a selection, then a sort of those), and only the
+/// probabilities the cuts look at are computed. Every cut keeps a prefix of the ranking, and
+/// every sum runs over token ids in order, so the ranks past the head are never needed unless
+/// a cut or the draw walks that far (then everything is ranked, as `distribution` does).
+pub fn sample(logits: &[f32], s: &SamplerSettings, history: &[u32], u: f64) -> (u32, f32) {
+    let penalized = penalize(logits, s, history);
+    let mut head = SAMPLE_HEAD;
+    loop {
+        let ranking = Ranking::new(&penalized, head);
+        let probs = Probs::new(&penalized, &ranking, s.temperature);
+        // The probabilities at T = 1 matter only to cuts that run before temperature.
+        let at_one = (s.temperature_place() > 0 && s.temperature != 1.0).then(|| Probs::new(&penalized, &ranking, 1.0));
+        let model_probs = at_one.as_ref().unwrap_or(&probs);
+        if let Some(drawn) =
+            Cut::new(s, &penalized, &ranking, &probs, model_probs).and_then(|cut| cut.draw(&ranking, &probs, u))
+        {
+            return drawn;
+        }
+        head = penalized.len();
+    }
+}
+
+/// The logits after the repetition penalty, made finite.
+fn penalize(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Vec<f32> {
     let mut penalized = logits.to_vec();
     if s.repeat_penalty != 1.0 {
         let recent = &history[history.len().saturating_sub(s.repeat_last_n)..];
@@ -251,97 +316,176 @@ pub fn distribution(logits: &[f32], s: &SamplerSettings, history: &[u32]) -> Dis
     for l in &mut penalized {
         *l = if l.is_nan() { f32::MIN } else { l.clamp(f32::MIN, f32::MAX) };
     }
-    // Most likely first, ties by id: one u64 per token, (logit descending, id ascending),
-    // sorted directly. The same order as comparing logits by `total_cmp`, at a third of the
-    // cost of a sort that looks the logits up for every comparison (49k of them per token).
-    let mut keys: Vec<u64> = penalized
-        .iter()
-        .enumerate()
-        .map(|(id, l)| {
-            let bits = l.to_bits();
-            // f32 bits → u32 in `total_cmp` order, then flipped so that larger sorts first.
-            let ascending = if bits >> 31 == 1 { !bits } else { bits | 0x8000_0000 };
-            (u64::from(!ascending) << 32) | id as u64
-        })
-        .collect();
-    keys.sort_unstable();
-    let order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+    penalized
+}
 
-    // Softmax in f64, so that tiny probabilities still add up to 1: at T (one-hot at T = 0),
-    // and at T = 1 for the cuts that run before temperature.
-    let softmax = |t: f64| -> Vec<f64> {
-        let max = penalized[order[0] as usize] as f64;
-        let e: Vec<f64> = order.iter().map(|&i| ((penalized[i as usize] as f64 - max) / t).exp()).collect();
-        let sum: f64 = e.iter().sum();
-        e.into_iter().map(|x| x / sum).collect()
-    };
-    let probs: Vec<f64> = if s.temperature == 0.0 {
-        order.iter().enumerate().map(|(rank, _)| if rank == 0 { 1.0 } else { 0.0 }).collect()
-    } else {
-        softmax(s.temperature as f64)
-    };
-    let model_probs = if s.temperature == 1.0 { probs.clone() } else { softmax(1.0) };
-    let mut cut: Vec<Option<Stage>> = vec![None; order.len()];
-    let mut seen = &model_probs;
-    for &stage in &s.order {
-        let eligible: Vec<usize> = (0..order.len()).filter(|&r| cut[r].is_none()).collect();
-        match stage {
-            Stage::Temperature => {
-                seen = &probs;
-                // Greedy keeps the most likely of those still eligible: every cut keeps the
-                // most likely token, so that is the argmax in every order.
-                if s.temperature == 0.0 {
-                    for &r in eligible.iter().skip(1) {
-                        cut[r] = Some(Stage::Greedy);
-                    }
-                }
-            }
-            Stage::TopK if s.top_k > 0 => {
-                for &r in eligible.iter().skip(s.top_k) {
-                    cut[r] = Some(Stage::TopK);
-                }
-            }
-            Stage::TopP if s.top_p < 1.0 => {
-                let mass: f64 = eligible.iter().map(|&r| seen[r]).sum();
-                let mut cum = 0.0;
-                for &r in &eligible {
-                    // Keep while the mass so far is short of p: the smallest prefix reaching p.
-                    if cum >= s.top_p as f64 * mass {
-                        cut[r] = Some(Stage::TopP);
-                    }
-                    cum += seen[r];
-                }
-            }
-            Stage::MinP if s.min_p > 0.0 => {
-                let top = eligible.first().map_or(0.0, |&r| seen[r]);
-                for &r in &eligible {
-                    if seen[r] < s.min_p as f64 * top {
-                        cut[r] = Some(Stage::MinP);
-                    }
-                }
-            }
-            _ => {}
+/// Token `id`'s rank key: most likely first, ties by id, as one u64 (logit descending, id
+/// ascending). The same order as comparing logits by `total_cmp`, at a third of the cost of
+/// a sort that looks the logits up for every comparison (49k of them per token).
+fn rank_key(id: usize, l: f32) -> u64 {
+    let bits = l.to_bits();
+    // f32 bits → u32 in `total_cmp` order, then flipped so that larger sorts first.
+    let ascending = if bits >> 31 == 1 { !bits } else { bits | 0x8000_0000 };
+    (u64::from(!ascending) << 32) | id as u64
+}
+
+/// The vocabulary's rank keys, the first `ranked` in order (the most likely, ties by id),
+/// the rest after them in no particular order.
+struct Ranking {
+    keys: Vec<u64>,
+    ranked: usize,
+}
+
+impl Ranking {
+    fn new(penalized: &[f32], head: usize) -> Self {
+        let mut keys: Vec<u64> = penalized.iter().enumerate().map(|(id, &l)| rank_key(id, l)).collect();
+        let ranked = head.clamp(1, keys.len().max(1)).min(keys.len());
+        if ranked < keys.len() {
+            keys.select_nth_unstable(ranked - 1);
+            keys[..ranked].sort_unstable();
+        } else {
+            keys.sort_unstable();
+        }
+        Self { keys, ranked }
+    }
+
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The token at rank `r`, if the ranking reaches it.
+    fn id(&self, r: usize) -> Option<u32> {
+        (r < self.ranked).then(|| self.keys[r] as u32)
+    }
+
+    /// Σ `f(id)` over the tokens of the first `n` ranks, taken in id order (so that the sum
+    /// does not depend on how far the ranking went); `None` if it does not reach rank n - 1.
+    fn prefix_sum(&self, penalized: &[f32], n: usize, f: impl Fn(u32) -> f64) -> Option<f64> {
+        let ids = 0..penalized.len() as u32;
+        if n >= self.len() {
+            return Some(ids.map(f).sum());
+        }
+        if n == 0 {
+            return Some(0.0);
+        }
+        let last = self.keys[..self.ranked].get(n - 1)?;
+        Some(ids.filter(|&id| rank_key(id as usize, penalized[id as usize]) <= *last).map(f).sum())
+    }
+}
+
+/// A softmax over the vocabulary: each token's exp((l - max) / T) and their sum, taken in id
+/// order, in f64 so that tiny probabilities still add up to 1; one-hot on the most likely at
+/// T = 0.
+#[derive(Clone)]
+enum Probs {
+    OneHot(u32),
+    Soft { e: Vec<f64>, sum: f64 },
+}
+
+impl Probs {
+    fn new(penalized: &[f32], ranking: &Ranking, t: f32) -> Self {
+        let top = ranking.id(0).unwrap_or(0);
+        if t == 0.0 {
+            return Probs::OneHot(top);
+        }
+        let (max, t) = (penalized.get(top as usize).map_or(0.0, |&l| l as f64), t as f64);
+        let e: Vec<f64> = penalized.iter().map(|&l| ((l as f64 - max) / t).exp()).collect();
+        let sum = e.iter().sum();
+        Probs::Soft { e, sum }
+    }
+
+    fn of(&self, id: u32) -> f64 {
+        match self {
+            Probs::OneHot(top) => f64::from(u8::from(id == *top)),
+            Probs::Soft { e, sum } => e[id as usize] / sum,
         }
     }
-    let mass: f64 = (0..order.len()).filter(|&r| cut[r].is_none()).map(|r| probs[r]).sum();
-    let entropy = |ps: &mut dyn Iterator<Item = f64>| -> f64 { ps.filter(|&p| p > 0.0).map(|p| -p * p.log2()).sum() };
-    let entropy_bits = entropy(&mut probs.iter().copied());
-    let final_entropy_bits = entropy(&mut (0..order.len()).filter(|&r| cut[r].is_none()).map(|r| probs[r] / mass));
-    let candidates: Vec<Candidate> = order
-        .iter()
-        .enumerate()
-        .map(|(r, &id)| Candidate {
-            id,
-            logit: logits[id as usize],
-            penalized: penalized[id as usize],
-            prob: probs[r] as f32,
-            model_prob: model_probs[r] as f32,
-            cut_by: cut[r],
-            final_prob: if cut[r].is_none() { (probs[r] / mass) as f32 } else { 0.0 },
-        })
-        .collect();
-    let eligible = cut.iter().filter(|c| c.is_none()).count();
-    Distribution { candidates, eligible, entropy_bits, final_entropy_bits }
+}
+
+/// What the stages leave: every stage keeps a prefix of the ranking (top-k and top-p by
+/// construction, greedy its first rank, min-p because probabilities fall with rank), so a
+/// cut is where each stage ended its prefix.
+struct Cut {
+    /// (stage, ranks it left) for each stage that cut something, in the order they ran.
+    by: Vec<(Stage, usize)>,
+    /// Ranks left for the draw.
+    kept: usize,
+    /// Σ of the kept candidates' probabilities at T, in id order.
+    mass: f64,
+}
+
+impl Cut {
+    /// The stages of `s.order` on the ranking; `None` when one of them needed a rank that
+    /// the ranking does not reach.
+    fn new(s: &SamplerSettings, penalized: &[f32], ranking: &Ranking, probs: &Probs, model: &Probs) -> Option<Cut> {
+        let seen_at = |seen: &Probs, r: usize| ranking.id(r).map(|id| seen.of(id));
+        let (mut by, mut kept, mut seen) = (Vec::new(), ranking.len(), model);
+        for &stage in &s.order {
+            let left = match stage {
+                Stage::Temperature => {
+                    seen = probs;
+                    // Greedy keeps the most likely of those still eligible: every cut keeps
+                    // the most likely token, so that is the argmax in every order.
+                    if s.temperature == 0.0 {
+                        by.push((Stage::Greedy, kept.min(1)));
+                        kept = kept.min(1);
+                    }
+                    continue;
+                }
+                Stage::TopK if s.top_k > 0 => kept.min(s.top_k),
+                Stage::TopP if s.top_p < 1.0 => {
+                    // Keep while the mass so far is short of p: the smallest prefix reaching p.
+                    let goal = s.top_p as f64 * ranking.prefix_sum(penalized, kept, |id| seen.of(id))?;
+                    let (mut r, mut cum) = (0, 0.0);
+                    while r < kept && cum < goal {
+                        cum += seen_at(seen, r)?;
+                        r += 1;
+                    }
+                    r
+                }
+                Stage::MinP if s.min_p > 0.0 => {
+                    let floor = s.min_p as f64 * seen_at(seen, 0)?;
+                    let mut r = 0;
+                    while r < kept && seen_at(seen, r)? >= floor {
+                        r += 1;
+                    }
+                    r
+                }
+                _ => continue,
+            };
+            by.push((stage, left));
+            kept = left;
+        }
+        let mass = ranking.prefix_sum(penalized, kept, |id| probs.of(id))?;
+        Some(Cut { by, kept, mass })
+    }
+
+    /// The stage that cut rank `r`, if one did.
+    fn by(&self, r: usize) -> Option<Stage> {
+        self.by.iter().find(|&&(_, left)| r >= left).map(|&(stage, _)| stage)
+    }
+
+    /// A kept token's renormalised probability.
+    fn final_prob(&self, probs: &Probs, id: u32) -> f32 {
+        (probs.of(id) / self.mass) as f32
+    }
+
+    /// `Distribution::draw` over the kept ranks, with the drawn token's final probability;
+    /// `None` if the draw walks past the ranking.
+    fn draw(&self, ranking: &Ranking, probs: &Probs, u: f64) -> Option<(u32, f32)> {
+        let mut cum = 0.0f64;
+        let mut last = None;
+        for r in 0..self.kept {
+            let id = ranking.id(r)?;
+            let p = self.final_prob(probs, id);
+            cum += p as f64;
+            last = Some((id, p));
+            if u < cum {
+                return last;
+            }
+        }
+        Some(last.unwrap_or((ranking.id(0)?, 0.0)))
+    }
 }
 
 /// SplitMix64: small, fast, and the same sequence on every platform, so that a seed

@@ -8,7 +8,7 @@ use crate::arch::hooks::Probe;
 use crate::arch::{Logits, Model};
 use crate::error::{EngineError, Result};
 use crate::kv_cache::KvCache;
-use crate::sampler::{distribution, Distribution, Rng, SamplerSettings};
+use crate::sampler::{distribution, sample, Distribution, Rng, SamplerSettings};
 use crate::tokenizer::TextStream;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -309,20 +309,41 @@ impl Session {
         Ok(())
     }
 
-    /// Draws the next token with the session's seeded generator and appends it.
+    /// Draws the next token with the session's seeded generator and appends it; the step
+    /// keeps the whole distribution it was drawn from.
     pub fn step(&mut self, settings: &SamplerSettings) -> Result<Step> {
+        self.sample_step(settings, true)
+    }
+
+    /// `step` without the distribution (`Step::distribution` is `None`): the same token, the
+    /// same probability and the same generator, with the sampler ranking only as far as its
+    /// cuts and its draw reach (`sampler::sample`) instead of all 49k candidates.
+    pub fn step_without_distribution(&mut self, settings: &SamplerSettings) -> Result<Step> {
+        self.sample_step(settings, false)
+    }
+
+    fn sample_step(&mut self, settings: &SamplerSettings, keep_distribution: bool) -> Result<Step> {
         self.check_room()?;
         settings.validate()?;
         // A forward pass still owed is charged to the forward time…
         self.ensure_logits()?;
-        // …and the whole sampler (penalty, softmax, ranking 49k candidates, cuts, draw) to the
+        // …and the whole sampler (penalty, softmax, ranking candidates, cuts, draw) to the
         // sampling time. Timing only the draw left out about 2 ms a token in the browser.
         let t0 = (self.clock)();
-        let dist = distribution(self.logits.as_deref().unwrap_or_default(), settings, &self.tokens);
-        let token = dist.draw(self.rng.next_f64());
+        let (logits, u) = (self.logits.as_deref().unwrap_or_default(), self.rng.next_f64());
+        let (token, prob, dist) = match keep_distribution {
+            true => {
+                let dist = distribution(logits, settings, &self.tokens);
+                let token = dist.draw(u);
+                (token, dist.get(token).map_or(0.0, |c| c.final_prob), Some(dist))
+            }
+            false => {
+                let (token, prob) = sample(logits, settings, &self.tokens, u);
+                (token, prob, None)
+            }
+        };
         let sample_ms = (self.clock)() - t0;
-        let prob = dist.get(token).map_or(0.0, |c| c.final_prob);
-        Ok(self.push(token, prob, Some(dist), sample_ms, false))
+        Ok(self.push(token, prob, dist, sample_ms, false))
     }
 
     /// Appends `token` as if it had been drawn (the learner clicked its bar).
@@ -413,8 +434,7 @@ impl Session {
             if self.tokens.len() >= self.max_context {
                 break StopReason::ContextFull;
             }
-            let mut step = self.step(settings)?;
-            step.distribution = None;
+            let step = self.step_without_distribution(settings)?;
             let go_on = on_step(&step);
             let end = step.stop;
             steps.push(step);

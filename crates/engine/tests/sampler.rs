@@ -2,7 +2,7 @@
 
 mod common;
 use common::fit;
-use engine::sampler::{distribution, Rng, SamplerSettings, Stage};
+use engine::sampler::{distribution, sample, Rng, SamplerSettings, Stage};
 
 fn logits(n: usize, seed: u64) -> Vec<f32> {
     let mut r = Rng::new(seed);
@@ -263,7 +263,9 @@ fn direct(l: &[f32], s: &SamplerSettings) -> Vec<(u32, f64)> {
             Stage::TopK if s.top_k > 0 => kept.truncate(s.top_k),
             Stage::TopP if s.top_p < 1.0 => {
                 let p = softmax(&kept, t);
-                let n = (0..kept.len()).find(|&i| p[..=i].iter().sum::<f64>() >= s.top_p as f64).map_or(kept.len(), |i| i + 1);
+                let n = (0..kept.len())
+                    .find(|&i| p[..=i].iter().sum::<f64>() >= s.top_p as f64)
+                    .map_or(kept.len(), |i| i + 1);
                 kept.truncate(n);
             }
             Stage::MinP if s.min_p > 0.0 => {
@@ -318,7 +320,8 @@ fn temperature_last_lets_the_cuts_see_the_models_own_probabilities() {
     // 0.379, 0.294, 0.208, 0.120, so that top-p = 0.75 needs three of them.
     let l: Vec<f32> = [0.5f32, 0.3, 0.15, 0.05].iter().map(|p| p.ln()).collect();
     let first = settings(2.0, 0, 0.75, 0.0);
-    let last = SamplerSettings { order: vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature], ..first.clone() };
+    let last =
+        SamplerSettings { order: vec![Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature], ..first.clone() };
     let (a, b) = (distribution(&l, &first, &[]), distribution(&l, &last, &[]));
     assert_eq!((a.eligible, b.eligible), (3, 2));
     assert!((b.candidates[0].model_prob - 0.5).abs() < 1e-6 && (b.candidates[0].prob - 0.3789).abs() < 1e-4);
@@ -326,7 +329,8 @@ fn temperature_last_lets_the_cuts_see_the_models_own_probabilities() {
     let want = 0.5f64.sqrt() / (0.5f64.sqrt() + 0.3f64.sqrt());
     assert!((b.candidates[0].final_prob as f64 - want).abs() < 1e-6);
     // Top-k only counts ranks, which temperature never changes: its cut is the same anywhere.
-    let k = |order: Vec<Stage>| distribution(&l, &SamplerSettings { order, ..settings(2.0, 2, 1.0, 0.0) }, &[]).eligible;
+    let k =
+        |order: Vec<Stage>| distribution(&l, &SamplerSettings { order, ..settings(2.0, 2, 1.0, 0.0) }, &[]).eligible;
     assert!(all_orders().into_iter().all(|o| k(o) == 2));
 }
 
@@ -341,7 +345,9 @@ fn greedy_keeps_the_argmax_in_every_order() {
         // Where temperature stands, it cuts what the cuts before it left; later cuts find one.
         let place = s.temperature_place();
         let before: Vec<Stage> = order[..place].to_vec();
-        assert!(d.candidates[1..].iter().all(|c| c.cut_by.is_some_and(|by| by == Stage::Greedy || before.contains(&by))));
+        assert!(d.candidates[1..]
+            .iter()
+            .all(|c| c.cut_by.is_some_and(|by| by == Stage::Greedy || before.contains(&by))));
         assert!(d.candidates.iter().all(|c| c.prob == if c.id == argmax { 1.0 } else { 0.0 }));
     }
 }
@@ -371,7 +377,12 @@ fn temperature_first_and_last_on_the_real_models_logits_equal_the_direct_computa
         s.start(&ids, 0).unwrap();
         s.distribution(&SamplerSettings::default()).unwrap();
         let l = s.logits().unwrap().to_vec();
-        for base in [settings(0.8, 40, 0.95, 0.05), settings(1.6, 0, 0.9, 0.0), settings(0.5, 20, 0.8, 0.02), settings(2.0, 50, 1.0, 0.1)] {
+        for base in [
+            settings(0.8, 40, 0.95, 0.05),
+            settings(1.6, 0, 0.9, 0.0),
+            settings(0.5, 20, 0.8, 0.02),
+            settings(2.0, 50, 1.0, 0.1),
+        ] {
             let mut kept = Vec::new();
             for order in [&first, &last] {
                 let s = SamplerSettings { order: order.clone(), ..base.clone() };
@@ -391,4 +402,44 @@ fn temperature_first_and_last_on_the_real_models_logits_equal_the_direct_computa
     }
     // The comparison is not vacuous: on real logits the two orders keep different sets.
     assert!(differed > 0);
+}
+
+/// `sample` ranks only the head of the vocabulary (and all of it when a cut or the draw
+/// reaches past that); what it draws must be what the fully ranked distribution draws, with
+/// the same final probability to the bit: on random logits full of ties (a coarse grid of
+/// values), peaked and flat, in every order of the stages, with and without the repetition
+/// penalty, at uniforms across [0, 1) and at its ends.
+#[test]
+fn partial_ranking_draws_exactly_what_the_full_ranking_draws() {
+    let mut r = Rng::new(7);
+    let history: Vec<u32> = (0..40).map(|i| (i * 37) % 3000).collect();
+    let mut checked = 0;
+    for (seed, (n, spread)) in [(3000, 12.0), (3000, 0.5), (500, 40.0), (70, 2.0), (1, 1.0)].into_iter().enumerate() {
+        // Logits on a grid of 1/4: hundreds of exact ties at every value.
+        let l: Vec<f32> = logits(n, 500 + seed as u64).iter().map(|x| (x * spread / 3.0).round() / 4.0).collect();
+        for base in [
+            settings(0.8, 40, 0.95, 0.05),
+            settings(1.0, 0, 1.0, 0.0),
+            settings(2.5, 0, 0.99, 0.0),
+            settings(0.0, 0, 1.0, 0.0),
+            settings(0.7, 0, 0.9, 0.001),
+            settings(1.3, 200, 1.0, 0.0),
+            settings(0.0, 5, 0.5, 0.2),
+        ] {
+            for (o, order) in all_orders().into_iter().enumerate().filter(|(o, _)| o % 5 == seed % 5) {
+                let repeat_penalty = if o % 2 == 0 { 1.0 } else { 1.3 };
+                let s = SamplerSettings { order, repeat_penalty, ..base.clone() };
+                let d = distribution(&l, &s, &history);
+                for u in (0..12).map(|_| r.next_f64()).chain([0.0, 0.999_999_999, 1.0 - f64::EPSILON]) {
+                    let want = d.draw(u);
+                    let prob = d.get(want).unwrap().final_prob;
+                    let got = sample(&l, &s, &history, u);
+                    assert_eq!(got.0, want, "n {n}, u {u}, {s:?}");
+                    assert_eq!(got.1.to_bits(), prob.to_bits(), "n {n}, u {u}, {s:?}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 2_000, "{checked}");
 }
