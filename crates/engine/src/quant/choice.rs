@@ -276,8 +276,8 @@ fn time_family(
     // Where the next timing starts: a matrix, and a row in it.
     let (mut at, mut row) = (0, 0);
     for round in 0..ROUNDS {
-        for k in 0..timings.len() {
-            let t = &mut timings[(round + k) % timings.len()];
+        for k in 0..candidates.len() {
+            let t = &mut timings[(round + k) % candidates.len()];
             let (t0, mut read) = (clock(), 0u64);
             while read < budget {
                 let m = matrices[at];
