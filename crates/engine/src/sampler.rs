@@ -280,8 +280,8 @@ const SAMPLE_HEAD: usize = 64;
 /// a cut or the draw walks that far (then everything is ranked, as `distribution` does).
 pub fn sample(logits: &[f32], s: &SamplerSettings, history: &[u32], u: f64) -> (u32, f32) {
     let penalized = penalize(logits, s, history);
-    let mut head = SAMPLE_HEAD;
-    loop {
+    // The head first; the whole vocabulary only when the head does not reach far enough.
+    for head in [SAMPLE_HEAD, penalized.len()] {
         let ranking = Ranking::new(&penalized, head);
         let probs = Probs::new(&penalized, &ranking, s.temperature);
         // The probabilities at T = 1 matter only to cuts that run before temperature.
@@ -292,8 +292,8 @@ pub fn sample(logits: &[f32], s: &SamplerSettings, history: &[u32], u: f64) -> (
         {
             return drawn;
         }
-        head = penalized.len();
     }
+    unreachable!("a ranking of the whole vocabulary reaches every rank")
 }
 
 /// The logits after the repetition penalty, made finite.
