@@ -9,7 +9,7 @@
 mod common;
 use common::*;
 use engine::kv_cache::KvCache;
-use engine::probe::depth::{divergences, score, settle, SharedPrompt, Thresholds, TokenDepth};
+use engine::probe::depth::{divergences, score, settle, SharedPrompt, Thresholds, TokenDepth, Unit};
 use engine::reference::Reference;
 use engine::{prompt_tokens, Model, SamplerSettings, SystemPrompt};
 use std::f64::consts::LN_2;
@@ -121,9 +121,11 @@ fn divergences_equal_a_plain_f32_reference_within_1e_3() {
 }
 
 /// The definition, written out again: c_t = the smallest l with min_{j ≤ l} D_j ≤ g, deep
-/// when c_t ≥ ⌈ρL⌉, which for a whole number c_t is c_t ≥ ρL.
-fn settle_by_definition(jsd: &[f32], g: f64) -> Option<usize> {
-    (1..=jsd.len()).find(|&l| jsd[..l].iter().map(|&d| d as f64).fold(f64::INFINITY, f64::min) <= g)
+/// when c_t ≥ ⌈ρL⌉, which for a whole number c_t is c_t ≥ ρL. D in nats, or in bits
+/// (D / ln 2) when `bits`.
+fn settle_by_definition(jsd: &[f32], g: f64, bits: bool) -> Option<usize> {
+    let d = |d: f32| if bits { (d as f64 / LN_2).min(1.0) } else { d as f64 };
+    (1..=jsd.len()).find(|&l| jsd[..l].iter().map(|&x| d(x)).fold(f64::INFINITY, f64::min) <= g)
 }
 
 #[test]
@@ -134,11 +136,12 @@ fn settling_depth_and_dtr_follow_from_the_divergences_for_every_g_and_rho() {
         for g in [0.0, 0.01, 0.1, 0.25, 0.5, 0.6, LN_2] {
             // ρ·30 whole in binary (0.5, 0.9, 1), between layers (0.85, 0.62), or 0.
             for rho in [0.0, 0.5, 0.62, 0.85, 0.9, 1.0] {
-                let t = Thresholds::new(g, rho).unwrap();
+                let t = Thresholds::new(g, rho, Unit::Nats).unwrap();
                 let mut deep = 0;
                 for token in &c.scored {
-                    let want = settle_by_definition(&token.jsd, g).expect("the last layer's D is 0");
-                    assert_eq!(settle(&token.jsd, g), want, "g={g}: {:?}", token.jsd);
+                    let want = settle_by_definition(&token.jsd, g, false).expect("the last layer's D is 0");
+                    assert_eq!(settle(token.jsd.iter().map(|&d| d as f64), g), want, "g={g}: {:?}", token.jsd);
+                    assert_eq!(t.settle(&token.jsd), want, "g={g}: {:?}", token.jsd);
                     let is_deep = want as f64 >= rho * layers as f64;
                     assert_eq!(t.deep(&token.jsd), is_deep, "g={g} rho={rho} settle={want}");
                     deep += usize::from(is_deep);
@@ -152,13 +155,22 @@ fn settling_depth_and_dtr_follow_from_the_divergences_for_every_g_and_rho() {
             }
         }
     }
-    // At the defaults these replies have deep and shallow tokens, so the test above saw both.
+    // At g = 0.5 nats these replies have deep and shallow tokens, so the test above saw both.
     assert_eq!(seen_deep, (true, true));
+    // In bits (the default unit), at the study's sweep of g: D / ln 2 against g.
+    for c in cases() {
+        for g in [0.25, 0.5, 0.75, 1.0] {
+            let t = Thresholds::new(g, 0.85, Unit::Bits).unwrap();
+            for token in &c.scored {
+                assert_eq!(Some(t.settle(&token.jsd)), settle_by_definition(&token.jsd, g, true), "g={g} bits");
+            }
+        }
+    }
 }
 
 #[test]
 fn the_first_deep_layer_is_the_ceiling_of_rho_times_layers() {
-    let at = |rho| Thresholds::new(0.5, rho).unwrap().first_deep_layer(30);
+    let at = |rho| Thresholds::new(0.5, rho, Unit::Bits).unwrap().first_deep_layer(30);
     assert_eq!((at(0.85), at(0.5), at(1.0), at(0.0)), (26, 15, 30, 0));
     // 0.1 × 30 is 3.0000000000000004 in binary: still layer 3, not 4.
     assert_eq!(at(0.1), 3);
@@ -168,7 +180,11 @@ fn the_first_deep_layer_is_the_ceiling_of_rho_times_layers() {
 #[test]
 fn thresholds_outside_their_ranges_are_refused_with_the_range() {
     for (g, rho) in [(-0.01, 0.85), (0.7, 0.85), (f64::NAN, 0.85), (0.5, -0.1), (0.5, 1.01), (0.5, f64::NAN)] {
-        let e = Thresholds::new(g, rho).unwrap_err().to_string();
+        let e = Thresholds::new(g, rho, Unit::Nats).unwrap_err().to_string();
+        assert!(e.contains("0 to"), "{e}");
+    }
+    for (g, rho) in [(-0.01, 0.85), (1.01, 0.85), (f64::NAN, 0.85), (0.5, 1.01)] {
+        let e = Thresholds::new(g, rho, Unit::Bits).unwrap_err().to_string();
         assert!(e.contains("0 to"), "{e}");
     }
 }

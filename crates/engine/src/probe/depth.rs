@@ -2,9 +2,14 @@
 //! 2026, "Think Deep, Not Just Long"). For the position that produced token t and each layer
 //! l = 1..L, p_{t,l} = softmax(head(final_norm(h_{t,l}))) over the whole vocabulary (the
 //! logit lens of every layer); D_{t,l} is the Jensen–Shannon divergence between the model's
-//! own p_{t,L} and p_{t,l}, natural logarithms (0 to ln 2). The token settles at
-//! c_t = the smallest l with min_{j ≤ l} D_{t,j} ≤ g, and is deep-thinking when
-//! c_t ≥ ⌈ρ · L⌉; a reply's deep-thinking ratio (DTR) is deep tokens / tokens.
+//! own p_{t,L} and p_{t,l}. The token settles at c_t = the smallest l with
+//! min_{j ≤ l} D_{t,j} ≤ g, and is deep-thinking when c_t ≥ ⌈ρ · L⌉; a reply's
+//! deep-thinking ratio (DTR) is deep tokens / tokens.
+//!
+//! Units: D is computed and kept in nats (natural logarithms, 0 to ln 2), so that saved runs
+//! keep their meaning; g and every D compared with it or shown are in a `Unit`, bits by
+//! default (D_bits = D_nats / ln 2, 0 to 1), the study's unit (docs/REASONING.md says how
+//! that was established).
 //!
 //! The reply is scored teacher-forced: one prefill over prompt + reply keeps every layer's
 //! hidden state at the reply-producing positions (`Model::forward_states`), then the output
@@ -23,9 +28,7 @@ use crate::parallel;
 use crate::quant::FEW_TOKENS;
 use serde::{Deserialize, Serialize};
 
-/// The study's defaults.
-pub const DEFAULT_G: f64 = 0.5;
-pub const DEFAULT_RHO: f64 = 0.85;
+pub use super::depth_thresholds::{settle, Thresholds, Unit, DEFAULT_G, DEFAULT_RHO};
 
 /// Rows (positions × layers) the output head takes at once: 128 rows of a 49,152-token
 /// vocabulary are 25 MB of logits, small enough for the browser's worker, large enough that
@@ -37,70 +40,6 @@ const CHUNK_ROWS: usize = 128;
 pub struct TokenDepth {
     pub id: u32,
     pub jsd: Vec<f32>,
-}
-
-/// The two thresholds of the definition, checked: g in [0, ln 2] (the range of D), ρ in [0, 1].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Thresholds {
-    pub g: f64,
-    pub rho: f64,
-}
-
-impl Default for Thresholds {
-    fn default() -> Self {
-        Self { g: DEFAULT_G, rho: DEFAULT_RHO }
-    }
-}
-
-impl Thresholds {
-    /// Refuses a g outside [0, ln 2] or a ρ outside [0, 1], naming the range.
-    pub fn new(g: f64, rho: f64) -> Result<Self> {
-        if !(0.0..=std::f64::consts::LN_2).contains(&g) {
-            return Err(EngineError::InvalidState(format!(
-                "g must be 0 to ln 2 = 0.6931 (the range of a Jensen–Shannon divergence), got {g}"
-            )));
-        }
-        if !(0.0..=1.0).contains(&rho) {
-            return Err(EngineError::InvalidState(format!("rho must be 0 to 1, got {rho}")));
-        }
-        Ok(Self { g, rho })
-    }
-
-    /// ⌈ρ · L⌉, the first deep layer. ρ · L is computed in binary, so a product that is a
-    /// whole number in decimal (0.1 × 30) may come out a hair above it; that hair is not
-    /// rounded up to the next layer.
-    pub fn first_deep_layer(&self, layers: usize) -> usize {
-        (self.rho * layers as f64 - 1e-9).ceil().max(0.0) as usize
-    }
-
-    /// Whether a token with divergences `jsd` is deep-thinking.
-    pub fn deep(&self, jsd: &[f32]) -> bool {
-        settle(jsd, self.g) >= self.first_deep_layer(jsd.len())
-    }
-
-    /// Deep tokens and the DTR of a reply (`None` for a reply of no tokens).
-    pub fn ratio<'a>(&self, tokens: impl IntoIterator<Item = &'a [f32]>) -> (usize, Option<f64>) {
-        let (mut deep, mut n) = (0, 0);
-        for jsd in tokens {
-            n += 1;
-            deep += usize::from(self.deep(jsd));
-        }
-        (deep, (n > 0).then(|| deep as f64 / n as f64))
-    }
-}
-
-/// c_t: the smallest layer l (1-based) with min_{j ≤ l} D_j ≤ g. The last layer's D is 0, so
-/// every token of a scored reply settles; a vector that never comes within g (not one this
-/// module makes) gives L + 1.
-pub fn settle(jsd: &[f32], g: f64) -> usize {
-    let mut low = f64::INFINITY;
-    for (l, &d) in jsd.iter().enumerate() {
-        low = low.min(d as f64);
-        if low <= g {
-            return l + 1;
-        }
-    }
-    jsd.len() + 1
 }
 
 /// Scores `reply` as if the model had written it after `prompt` (teacher forcing): one

@@ -8,6 +8,7 @@
 //! they are re-exported here, where hosts look for everything a lesson reads.
 
 pub mod depth;
+mod depth_thresholds;
 pub mod integer;
 mod lens;
 mod pass_bench;
