@@ -2,10 +2,12 @@
 //! statistics that compare them, and what is reported about depth against length.
 //!
 //! Imports run one way: `faithfulness` → `runner` → `trace` → `strategy` → `stats`, `answer` → `task`, `lexer`;
-//! the bundled set, `tasks`, → `answer`; `depth_stats` → `stats`, `answer`; `trace_depth` → `strategy`
-//! (and `probe::depth`).
+//! the bundled set, `tasks`, → `answer`; `depth_binned` → `depth_stats` → `stats`, `answer`; `depth_within`;
+//! `trace_depth` → `strategy` (and `probe::depth`).
 pub mod answer;
+pub mod depth_binned;
 pub mod depth_stats;
+pub mod depth_within;
 pub mod faithfulness;
 pub mod lexer;
 pub mod runner;
