@@ -289,6 +289,10 @@ pub struct Reason {
     /// finishes the line).
     #[arg(long)]
     pub no_forced_answer: bool,
+    /// Also score every trace's depth (cot and self-consistency) at g = 0.5 bits, rho = 0.85,
+    /// and report its correlations with correctness (see `playground depth`).
+    #[arg(long)]
+    pub depth: bool,
 }
 
 #[derive(Args)]
@@ -344,9 +348,12 @@ pub struct Depth {
     #[arg(long, default_value_t = 128, conflicts_with = "reply")]
     pub max_tokens: usize,
     /// A token has settled at the first layer whose divergence from the last is at most g,
-    /// 0 to ln 2 (0.6931).
+    /// in --unit: 0 to 1 bit, or 0 to ln 2 (0.6931) nats.
     #[arg(long, default_value_t = engine::probe::depth::DEFAULT_G)]
     pub g: f64,
+    /// The unit of D and g: bits (the study's) or nats.
+    #[arg(long, default_value = "bits", value_parser = ["bits", "nats"])]
+    pub unit: String,
     /// A token is deep-thinking when it settles at layer ceil(rho x layers) or later, 0 to 1.
     #[arg(long, default_value_t = engine::probe::depth::DEFAULT_RHO)]
     pub rho: f64,

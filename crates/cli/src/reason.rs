@@ -2,6 +2,7 @@
 //! under a strategy and prints the summary and every item. `check` runs the checker on one
 //! reply, for a bundled task or a question given on the command line, and prints what it
 //! extracted, the key it settled on (the one self-consistency votes on) and its verdict.
+//! With `--depth`, `reason` also scores its traces' depth (`depth::run_depth`).
 
 use crate::cli::{Check, Reason};
 use crate::model::{load_model, session};
@@ -69,6 +70,9 @@ pub fn reason(path: &Path, r: &Reason) -> Result<Value, String> {
         forced_answer: !r.no_forced_answer,
     };
     cfg.validate().map_err(|e| e.to_string())?;
+    if r.depth && !matches!(strategy, Strategy::Cot | Strategy::SelfConsistency) {
+        return Err(format!("--depth scores traces: use it with cot or self-consistency, not {}", r.strategy));
+    }
     let all = bundled_tasks();
     let category = r.category.as_deref();
     if let Some(c) = category {
@@ -77,12 +81,15 @@ pub fn reason(path: &Path, r: &Reason) -> Result<Value, String> {
         }
     }
     let tasks = select(&all, category, r.limit, r.seed);
-    let items = if tasks.is_empty() {
-        Vec::new()
+    let (items, depth) = if tasks.is_empty() {
+        (Vec::new(), None)
     } else {
         let mut s = session(load_model(path)?);
         let origin = Instant::now();
-        run_all(&mut s, &tasks, &cfg, || origin.elapsed().as_secs_f64() * 1000.0).map_err(|e| e.to_string())?
+        let items =
+            run_all(&mut s, &tasks, &cfg, || origin.elapsed().as_secs_f64() * 1000.0).map_err(|e| e.to_string())?;
+        let depth = if r.depth { Some(crate::depth::run_depth(s.model(), &tasks, &items, cfg.seed)?) } else { None };
+        (items, depth)
     };
     let summary = summarize(strategy, &items);
     let mut out = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
@@ -91,6 +98,9 @@ pub fn reason(path: &Path, r: &Reason) -> Result<Value, String> {
         let (pass, majority) = engine::reasoning::strategy::sampling_curves(&items);
         out["pass_at_k"] = json!(pass);
         out["majority_at_k"] = json!(majority);
+    }
+    if let Some(depth) = depth {
+        out["depth"] = depth;
     }
     out["items"] = serde_json::to_value(&items).map_err(|e| e.to_string())?;
     Ok(out)

@@ -585,6 +585,7 @@ fn depth_scores_a_greedy_reply_and_the_same_reply_given_with_reply() {
     let layers = greedy["layers"].as_u64().unwrap() as usize;
     assert_eq!(layers, 30);
     assert_eq!((greedy["g"].as_f64(), greedy["rho"].as_f64()), (Some(0.5), Some(0.85)));
+    assert_eq!(greedy["unit"], "bits");
     let tokens = greedy["tokens"].as_array().unwrap();
     assert_eq!(tokens.len(), 10);
     let mut deep = 0;
@@ -592,7 +593,8 @@ fn depth_scores_a_greedy_reply_and_the_same_reply_given_with_reply() {
         let jsd: Vec<f64> = t["jsd"].as_array().unwrap().iter().map(|d| d.as_f64().unwrap()).collect();
         assert_eq!(jsd.len(), layers);
         assert_eq!(jsd[layers - 1], 0.0);
-        assert!(jsd.iter().all(|d| (0.0..=std::f64::consts::LN_2).contains(d)), "{jsd:?}");
+        // In bits, the default: 0 to 1.
+        assert!(jsd.iter().all(|d| (0.0..=1.0).contains(d)), "{jsd:?}");
         let settle = t["settle"].as_u64().unwrap() as usize;
         assert!(jsd[settle - 1] <= 0.5 && jsd[..settle - 1].iter().all(|&d| d > 0.5), "{settle}: {jsd:?}");
         deep += usize::from(settle >= 26);
@@ -604,6 +606,17 @@ fn depth_scores_a_greedy_reply_and_the_same_reply_given_with_reply() {
     let text: String = tokens.iter().map(|t| t["token"].as_str().unwrap()).collect();
     let given = json(&["depth", "--model", model(), "--prompt", "What is 17 + 25?", "--reply", &text]);
     assert_eq!(given["tokens"], greedy["tokens"]);
+    // In nats: every D is the bits' times ln 2, and g is read in nats.
+    let nats = json(&["depth", "--model", model(), "--prompt", "What is 17 + 25?", "--reply", &text, "--unit", "nats"]);
+    assert_eq!(nats["unit"], "nats");
+    for (a, b) in nats["tokens"].as_array().unwrap().iter().zip(tokens) {
+        for (n, bit) in a["jsd"].as_array().unwrap().iter().zip(b["jsd"].as_array().unwrap()) {
+            let (n, bit) = (n.as_f64().unwrap(), bit.as_f64().unwrap());
+            assert!((n - bit * std::f64::consts::LN_2).abs() < 1e-6, "{n} nats, {bit} bits");
+        }
+        // g = 0.5 nats is 0.72 bits, a looser threshold: a token settles no later.
+        assert!(a["settle"].as_u64() <= b["settle"].as_u64());
+    }
     // Other thresholds move the settling layers and the ratio, from the same divergences.
     let strict = json(&[
         "depth",
@@ -632,8 +645,10 @@ fn depth_refuses_bad_arguments_naming_the_range() {
         v.extend_from_slice(extra);
         v
     };
-    fails_with(&a(&["--g", "0.9"]), "--g must be 0 to ln 2");
-    fails_with(&a(&["--g", "-0.1"]), "--g must be 0 to ln 2");
+    fails_with(&a(&["--g", "1.1"]), "--g must be 0 to 1 bit");
+    fails_with(&a(&["--g", "-0.1"]), "--g must be 0 to 1 bit");
+    fails_with(&a(&["--g", "0.9", "--unit", "nats"]), "--g must be 0 to ln 2 = 0.6931 nats");
+    fails_with(&a(&["--unit", "bans"]), "[possible values: bits, nats]");
     fails_with(&a(&["--rho", "1.5"]), "--rho must be 0 to 1");
     fails_with(&a(&["--rho", "-1"]), "--rho must be 0 to 1");
     fails_with(&a(&["--max-tokens", "0"]), "--max-tokens must be 1 to 1024");
@@ -674,4 +689,101 @@ fn a_chat_template_that_hoards_memory_stops_the_program_with_a_sentence() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
+}
+
+/// Pearson's r, written out again for the test, `None` when either side does not vary.
+fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let sxy: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    let sxx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
+    let syy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// The study's binned r, written out again: bin ⌊5 · (values below) / n⌋, then Pearson over
+/// the non-empty bins' mean value and accuracy, none under 3 bins.
+fn binned(x: &[f64], ones: &[f64]) -> (Option<f64>, usize) {
+    let mut bins = vec![(0.0, 0.0, 0.0); 5];
+    for (v, c) in x.iter().zip(ones) {
+        let b = 5 * x.iter().filter(|w| *w < v).count() / x.len();
+        bins[b] = (bins[b].0 + 1.0, bins[b].1 + v, bins[b].2 + c);
+    }
+    let (mx, acc): (Vec<f64>, Vec<f64>) = bins.iter().filter(|b| b.0 > 0.0).map(|b| (b.1 / b.0, b.2 / b.0)).unzip();
+    ((mx.len() >= 3).then(|| pearson(&mx, &acc)).flatten(), mx.len())
+}
+
+#[test]
+fn reason_with_depth_reports_figures_that_follow_from_its_samples() {
+    let v = json(&[
+        "reason", "--model", model(), "--strategy", "self-consistency", "--samples", "3", "--category", "capitals",
+        "--limit", "5", "--budget", "24", "--seed", "1", "--depth",
+    ]);
+    let d = &v["depth"];
+    assert_eq!((d["unit"].as_str(), d["g"].as_f64(), d["rho"].as_f64()), (Some("bits"), Some(0.5), Some(0.85)));
+    let samples = d["samples"].as_array().unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(samples.len(), 15, "5 tasks × 3 samples, each wrote tokens");
+    let (mut task, mut ones, mut dtr, mut length) = (vec![], vec![], vec![], vec![]);
+    for s in samples {
+        let item = items.iter().find(|i| i["task_id"] == s["task"]).unwrap();
+        let i = s["sample"].as_u64().unwrap() as usize;
+        assert_eq!(s["correct"], item["samples"][i]["correct"], "{s}");
+        let (n, r) = (s["tokens"].as_u64().unwrap(), s["dtr"].as_f64().unwrap());
+        assert!((1..=24 + 32).contains(&n) && (0.0..=1.0).contains(&r), "{s}");
+        // A DTR is deep tokens over tokens.
+        assert!(((r * n as f64).round() - r * n as f64).abs() < 1e-9, "{s}");
+        task.push(s["task"].as_str().unwrap().to_string());
+        ones.push(if s["correct"].as_bool().unwrap() { 1.0 } else { 0.0 });
+        dtr.push(r);
+        length.push(n as f64);
+    }
+    assert!(ones.contains(&1.0) && ones.contains(&0.0), "capitals give right and wrong samples: {ones:?}");
+    let correct: Vec<bool> = ones.iter().map(|&c| c == 1.0).collect();
+    for (x, trace, bins) in [(&dtr, "r_trace", "r_binned"), (&length, "r_trace_length", "r_binned_length")] {
+        // Per trace: Pearson with correct as 0/1, its interval the task bootstrap at the run's seed.
+        let shown = &d[trace];
+        assert_eq!((shown["n"].as_u64(), shown["tasks"].as_u64()), (Some(15), Some(5)));
+        let r = pearson(x, &ones).expect("both vary");
+        assert!((shown["r"].as_f64().unwrap() - r).abs() < 1e-9, "{trace}: {shown}, recomputed {r}");
+        let c = engine::reasoning::depth_stats::correlation(&correct, x, &task, 1);
+        assert_eq!(shown["interval"], serde_json::json!(c.interval), "{trace}");
+        // Binned: 5 quantile bins, Pearson over their means; n is the bins that hold traces.
+        let (r, n) = binned(x, &ones);
+        assert_eq!(d[bins]["n"].as_u64(), Some(n as u64), "{bins}");
+        match (d[bins]["r"].as_f64(), r) {
+            (Some(a), Some(b)) => assert!((a - b).abs() < 1e-9, "{bins}: {a} vs {b}"),
+            (a, b) => assert_eq!(a, b, "{bins}"),
+        }
+    }
+    // Within task: per task with both verdicts, mean DTR right minus wrong; the t-interval.
+    let mut diffs = vec![];
+    for t in task.iter().collect::<std::collections::BTreeSet<_>>() {
+        let mean = |right: f64| {
+            let v: Vec<f64> = (0..task.len()).filter(|&i| &task[i] == t && ones[i] == right).map(|i| dtr[i]).collect();
+            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        };
+        if let (Some(a), Some(b)) = (mean(1.0), mean(0.0)) {
+            diffs.push(a - b);
+        }
+    }
+    let w = &d["within_task"];
+    assert_eq!(w["n"].as_u64(), Some(diffs.len() as u64));
+    if !diffs.is_empty() {
+        let m = diffs.iter().sum::<f64>() / diffs.len() as f64;
+        assert!((w["mean"].as_f64().unwrap() - m).abs() < 1e-9, "{w}");
+        let mut shown: Vec<f64> = w["differences"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        shown.sort_by(f64::total_cmp);
+        diffs.sort_by(f64::total_cmp);
+        assert!(shown.iter().zip(&diffs).all(|(a, b)| (a - b).abs() < 1e-9), "{shown:?} vs {diffs:?}");
+    }
+    if diffs.len() >= 2 {
+        let k = diffs.len() as f64;
+        let m = diffs.iter().sum::<f64>() / k;
+        let s = (diffs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (k - 1.0)).sqrt();
+        let half = engine::reasoning::depth_within::t_975(diffs.len() - 1) * s / k.sqrt();
+        let (lo, hi) = (w["interval"][0].as_f64().unwrap(), w["interval"][1].as_f64().unwrap());
+        assert!((lo - (m - half)).abs() < 1e-9 && (hi - (m + half)).abs() < 1e-9, "{w}");
+    }
+    fails_with(&["reason", "--model", model(), "--strategy", "direct", "--depth"], "--depth scores traces");
 }
