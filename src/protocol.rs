@@ -424,10 +424,15 @@ pub enum Response {
     /// The depth of the samples of the `ExperimentItem` just sent, when the experiment asked
     /// for it and the strategy writes a trace the page may see (chain of thought,
     /// self-consistency): per sample, in order, its tokens scored (`None`: it wrote none in
-    /// its own context), and the milliseconds the scoring took in the worker.
+    /// its own context), and the milliseconds the scoring took in the worker. `prompt`: the
+    /// task's prompt scored the same way, teacher-forced (a baseline of text the model did not
+    /// write), sent with the first scored strategy of each task only (they share the prompt),
+    /// and not counted in `depth_ms`.
     ExperimentDepth {
         samples: Vec<Option<SampleDepth>>,
         depth_ms: f64,
+        #[serde(default)]
+        prompt: Option<SampleDepth>,
     },
     /// `finished` of the `variants` greedy generations of the faithfulness tests on the
     /// chain-of-thought trace just sent are done; the running one has generated `tokens`.

@@ -12,7 +12,7 @@ use engine::reasoning::faithfulness::{FaithRunner, Faithfulness};
 use engine::reasoning::runner::ItemRunner;
 use engine::reasoning::strategy::{ItemResult, RunConfig, Strategy};
 use engine::reasoning::task::Task;
-use engine::reasoning::trace_depth::{sample_depth, task_prompt, SampleDepth};
+use engine::reasoning::trace_depth::{prompt_depth, sample_depth, task_prompt, SampleDepth};
 
 pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response, String> {
     experiment.validate()?;
@@ -37,7 +37,9 @@ pub async fn run_experiment(id: u32, experiment: Experiment) -> Result<Response,
             );
             let Some(result) = measured else { continue };
             if experiment.scores_depth(strategy) {
-                match depth(id, &task, &result).await? {
+                // Cot and self-consistency share their prompt: its baseline is scored once.
+                let first = experiment.strategies.iter().find(|&&s| experiment.scores_depth(s)) == Some(&strategy);
+                match depth(id, &task, &result, first).await? {
                     Some(depth) => post(id, depth),
                     None => return Ok(Response::ExperimentDone { cancelled: true }),
                 }
@@ -86,9 +88,9 @@ async fn run_item(id: u32, task: &Task, cfg: RunConfig, done: usize, total: usiz
     }
 }
 
-/// The depth of `result`'s samples, one per turn of the event loop; `None` when the run
-/// was cancelled meanwhile.
-async fn depth(id: u32, task: &Task, result: &ItemResult) -> Result<Option<Response>, String> {
+/// The depth of `result`'s samples, one per turn of the event loop, and with `baseline` the
+/// prompt's own; `None` when the run was cancelled meanwhile.
+async fn depth(id: u32, task: &Task, result: &ItemResult, baseline: bool) -> Result<Option<Response>, String> {
     let started = state::performance_now();
     let prompt = match state::with(|s| s.owned(id).map(|session| task_prompt(session.model(), task, result.strategy))) {
         None => return Ok(None),
@@ -108,7 +110,15 @@ async fn depth(id: u32, task: &Task, result: &ItemResult) -> Result<Option<Respo
         yield_now().await;
     }
     let depth_ms = state::performance_now() - started;
-    Ok(Some(Response::ExperimentDepth { samples, depth_ms }))
+    let prompt = if baseline {
+        match state::with(|s| s.owned(id).map(|session| prompt_depth(session.model(), task, result.strategy))) {
+            None => return Ok(None),
+            Some(scored) => scored.map_err(|e| e.to_string())?,
+        }
+    } else {
+        None
+    };
+    Ok(Some(Response::ExperimentDepth { samples, depth_ms, prompt }))
 }
 
 /// The faithfulness tests on `result`'s greedy trace, one prompt or token per turn of the

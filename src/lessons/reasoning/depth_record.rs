@@ -1,12 +1,13 @@
 //! What the depth panels read from the depth a run measured (`Run::depth`, one record per
 //! scored task run) under the learner's g and ρ: one point per trace, the cost of
-//! measuring, the Think@n input.
+//! measuring, the Think@n input, and the lens's own readings (the mean D by layer, the
+//! prompts' baseline DTR).
 
 use super::run::Run;
-use engine::probe::depth::{settle, Thresholds};
+use engine::probe::depth::{Thresholds, Unit};
 use engine::reasoning::depth_stats::{ThinkSample, ThinkTask};
 use engine::reasoning::strategy::Strategy;
-use engine::reasoning::trace_depth::SampleDepth;
+use engine::reasoning::trace_depth::{mean_by_layer, SampleDepth};
 use super::run::DepthRecord;
 
 /// One scored trace: a chain of thought or one self-consistency sample.
@@ -51,7 +52,7 @@ pub fn points(run: &Run, t: Thresholds) -> Vec<Point> {
                 strategy: result.strategy,
                 sample: i,
                 correct: sample.correct,
-                settle: depth.tokens.iter().map(|d| settle(&d.jsd, t.g)).collect(),
+                settle: depth.tokens.iter().map(|d| t.settle(&d.jsd)).collect(),
                 deep: depth.tokens.iter().map(|d| t.deep(&d.jsd)).collect(),
                 depth: depth.clone(),
             });
@@ -85,4 +86,33 @@ pub fn think_tasks(run: &Run, t: Thresholds) -> Vec<ThinkTask> {
             })
         })
         .collect()
+}
+
+/// Think@n's rates on this run, from its self-consistency task runs: generation, ms per
+/// generated token; depth scoring, ms per scored token. `None` without such runs.
+pub fn think_rates(run: &Run) -> Option<(f64, f64)> {
+    let (mut gen_ms, mut generated, mut depth_ms, mut scored) = (0.0, 0usize, 0.0, 0usize);
+    for r in shown(run).filter(|r| run.results[r.result].strategy == Strategy::SelfConsistency) {
+        let result = &run.results[r.result];
+        gen_ms += result.latency_ms;
+        generated += result.samples.iter().map(|s| s.tokens.len()).sum::<usize>();
+        depth_ms += r.depth_ms;
+        scored += r.samples.iter().flatten().map(|d| d.tokens.len()).sum::<usize>();
+    }
+    (generated > 0 && scored > 0).then(|| (gen_ms / generated as f64, depth_ms / scored as f64))
+}
+
+/// The DTR of each task's prompt, scored teacher-forced (the baseline), in task order.
+pub fn prompt_dtrs(run: &Run, t: Thresholds) -> Vec<f64> {
+    shown(run)
+        .filter_map(|r| r.prompt.as_ref())
+        .filter_map(|p| t.ratio(p.tokens.iter().map(|d| d.jsd.as_slice())).1)
+        .collect()
+}
+
+/// The mean D by layer, in `unit`, over every scored trace token, and over every prompt token.
+pub fn layer_means(run: &Run, unit: Unit) -> (Vec<f64>, Vec<f64>) {
+    let traces = mean_by_layer(shown(run).flat_map(|r| r.samples.iter().flatten()).flat_map(|d| &d.tokens), unit);
+    let prompts = mean_by_layer(shown(run).filter_map(|r| r.prompt.as_ref()).flat_map(|d| &d.tokens), unit);
+    (traces, prompts)
 }

@@ -1,17 +1,20 @@
 //! Every scored trace of the run as a point, its length (x) against its deep-thinking ratio
-//! (y), marked correct or wrong; and the correlation of correctness with each, beside the
-//! study's reported figures and what this run says about them.
+//! (y), marked correct or wrong; and the correlation of correctness with each, two ways: per
+//! trace (point-biserial, with its task-bootstrap interval) and as the study computes it
+//! (Pearson over 5 quantile bins), which is the one its reported figures compare with.
 
 use super::chart::{token_ticks, x_of, TokenAxis, BOTTOM, LEFT, RIGHT, TOP, WIDTH};
 use super::depth_record::Point;
 use super::names;
+use engine::reasoning::depth_binned::{binned_r, Binned, STUDY_BINS};
 use engine::reasoning::depth_stats::{correlation, Correlation};
 use leptos::prelude::*;
 
 const HEIGHT: f64 = 240.0;
 
 /// Chen et al. 2026, "Think Deep, Not Just Long": the mean correlations of accuracy with
-/// DTR and with length they report, on large reasoning models and competition mathematics.
+/// DTR and with length they report, on large reasoning models and competition benchmarks,
+/// each Pearson's r over 5 quantile bins of the measure, per model and benchmark.
 const STUDY_DTR_R: f64 = 0.683;
 const STUDY_LENGTH_R: f64 = -0.594;
 
@@ -47,7 +50,7 @@ fn scatter(points: &[Point], seed: u64) -> impl IntoView {
                     .into_any()
             };
             view! {
-                <g data-testid="depth-point" data-tokens=p.tokens() data-dtr=format!("{:.4}", p.dtr()) data-correct=p.correct.to_string()>
+                <g data-testid="depth-point" data-task=p.task_id.clone() data-tokens=p.tokens() data-dtr=format!("{:.4}", p.dtr()) data-correct=p.correct.to_string()>
                     {mark}
                 </g>
             }
@@ -65,6 +68,9 @@ fn scatter(points: &[Point], seed: u64) -> impl IntoView {
     let task: Vec<&str> = points.iter().map(|p| p.task_id.as_str()).collect();
     let length = correlation(&correct, &points.iter().map(|p| p.tokens() as f64).collect::<Vec<_>>(), &task, seed);
     let depth = correlation(&correct, &points.iter().map(Point::dtr).collect::<Vec<_>>(), &task, seed);
+    let binned_length = binned_r(&correct, &points.iter().map(|p| p.tokens() as f64).collect::<Vec<_>>(), STUDY_BINS);
+    let binned_depth = binned_r(&correct, &points.iter().map(Point::dtr).collect::<Vec<_>>(), STUDY_BINS);
+    let r_attr = |r: Option<f64>| r.map_or(String::new(), |r| format!("{r:.3}"));
     let right = correct.iter().filter(|&&c| c).count();
     let summary = format!(
         "{} traces, {right} correct; correlation of correctness with length {}, with DTR {}.",
@@ -83,20 +89,30 @@ fn scatter(points: &[Point], seed: u64) -> impl IntoView {
                 {marks}
             </svg>
         </figure>
-        <div data-testid="depth-correlation" data-n=points.len() data-tasks=length.tasks data-r-length=length.r.map_or(String::new(), |r| format!("{r:.3}")) data-r-dtr=depth.r.map_or(String::new(), |r| format!("{r:.3}"))>
+        <div
+            data-testid="depth-correlation" data-n=points.len() data-tasks=length.tasks
+            data-r-length=r_attr(length.r) data-r-dtr=r_attr(depth.r)
+            data-r-binned-length=r_attr(binned_length.r) data-r-binned-dtr=r_attr(binned_depth.r)
+            data-bins-length=binned_length.bins.len() data-bins-dtr=binned_depth.bins.len()
+        >
             <table class="results-table">
                 <caption>{format!(
-                    "Point-biserial correlation with correctness, N = {} from {} (95% bootstrap interval, 2000 resamples of the tasks: a task's traces share its difficulty, so they count together)",
+                    "Correlation of correctness with length and with DTR, over {} from {}, two ways. Per trace: the point-biserial r over every trace (95% bootstrap interval, 2000 resamples of the tasks: a task's traces share its difficulty, so they count together). Binned, as the study computes it: the traces split into {STUDY_BINS} quantile bins of the measure (equal values share a bin), then Pearson's r over the bins' mean accuracy against their mean measure, n = the bins that hold traces. Averaging within bins removes most of the trace-to-trace noise, so a binned r is far larger in size than a per-trace r of the same data: the study's figures compare with the binned column only.",
                     names::count(points.len(), "trace", "traces"),
                     names::count(length.tasks, "task", "tasks")
                 )}</caption>
-                <thead><tr><th scope="col">"of correctness with"</th><th scope="col">"this run"</th><th scope="col">"the study reports"</th></tr></thead>
+                <thead><tr>
+                    <th scope="col">"of correctness with"</th>
+                    <th scope="col">"per trace, this run"</th>
+                    <th scope="col">"binned, this run"</th>
+                    <th scope="col">"binned, the study reports"</th>
+                </tr></thead>
                 <tbody>
-                    <tr><th scope="row">"length (tokens)"</th><td>{r_text(&length)}</td><td>{format!("{STUDY_LENGTH_R:+.3}")}</td></tr>
-                    <tr><th scope="row">"DTR"</th><td>{r_text(&depth)}</td><td>{format!("{STUDY_DTR_R:+.3}")}</td></tr>
+                    <tr><th scope="row">"length (tokens)"</th><td>{r_text(&length)}</td><td>{binned_text(&binned_length)}</td><td>{format!("{STUDY_LENGTH_R:+.3} (a mean of r's, each n = 5)")}</td></tr>
+                    <tr><th scope="row">"DTR"</th><td>{r_text(&depth)}</td><td>{binned_text(&binned_depth)}</td><td>{format!("{STUDY_DTR_R:+.3} (a mean of r's, each n = 5)")}</td></tr>
                 </tbody>
             </table>
-            <p class="hint">"The study's figures are reported, not measured here: averages over large reasoning models on competition mathematics (Chen et al. 2026), far from a 135M model on short tasks."</p>
+            <p class="hint">"The study's figures are reported, not measured here: averages over large reasoning models on competition benchmarks (Chen et al. 2026), many samples per question, far from a small model on short tasks. Five bins give no useful interval; the sign of the per-trace r, with its interval, is what this run can settle."</p>
             <p data-testid="depth-verdict">{format!("Length: {} DTR: {}", verdict(&length, STUDY_LENGTH_R), verdict(&depth, STUDY_DTR_R))}</p>
         </div>
     }
@@ -111,7 +127,15 @@ fn r_text(c: &Correlation) -> String {
     }
 }
 
-/// Whether this run agrees with the study's sign, from the interval.
+/// "r = +0.81 (n = 5 bins)", or why there is none.
+fn binned_text(b: &Binned) -> String {
+    match b.r {
+        Some(r) => format!("r = {r:+.2} (n = {} bins)", b.bins.len()),
+        None => format!("undefined ({}: it needs 3 bins whose accuracy varies)", names::count(b.bins.len(), "bin", "bins")),
+    }
+}
+
+/// Whether this run's per-trace r agrees with the study's sign, from the interval.
 fn verdict(c: &Correlation, study: f64) -> String {
     match (c.r, c.interval) {
         (None, _) => format!(

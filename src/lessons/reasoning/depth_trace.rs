@@ -1,10 +1,10 @@
 //! One trace's tokens coloured by the layer each settles at; hovering a token, or moving
 //! through them with the arrow keys (one focus stop), shows its divergence curve across the
-//! layers against g.
+//! layers against g, in bits.
 
 use super::depth_record::Point;
 use super::names;
-use engine::probe::depth::Thresholds;
+use engine::probe::depth::{Thresholds, Unit};
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
@@ -78,17 +78,19 @@ pub fn DepthTrace(points: Memo<Vec<Point>>, thresholds: Memo<Thresholds>) -> imp
         let t = thresholds.get();
         let layers = jsd.len();
         let x = |l: usize| PAD + (l as f64 - 1.0) / (layers.max(2) - 1) as f64 * (CURVE_W - 2.0 * PAD);
-        let y = |d: f64| CURVE_H - PAD - d / std::f64::consts::LN_2 * (CURVE_H - 2.0 * PAD);
-        let line = jsd.iter().enumerate().map(|(l, &d)| format!("{:.1},{:.1}", x(l + 1), y(d as f64))).collect::<Vec<_>>().join(" ");
+        // D in bits: 0 to 1, the chart's height.
+        let y = |d: f64| CURVE_H - PAD - d * (CURVE_H - 2.0 * PAD);
+        let line = jsd.iter().enumerate().map(|(l, &d)| format!("{:.1},{:.1}", x(l + 1), y(Unit::Bits.of_nats(d)))).collect::<Vec<_>>().join(" ");
         let c = p.settle[i];
         let deep = p.deep[i];
         let text = format!(
-            "Token {} of {}, {:?}: settles at layer {c} of {layers}{} (D at layer 1: {:.3}).",
+            "Token {} of {}, {:?}: settles at layer {c} of {layers}{} (D at layer 1: {:.3} bits; g = {:.2} bits).",
             i + 1,
             p.tokens(),
             p.depth.texts[i],
             if deep { ", deep-thinking" } else { "" },
-            jsd[0]
+            Unit::Bits.of_nats(jsd[0]),
+            t.g
         );
         Some(view! {
             <figure class="chart depth-curve">
@@ -96,6 +98,7 @@ pub fn DepthTrace(points: Memo<Vec<Point>>, thresholds: Memo<Thresholds>) -> imp
                     <line class="axis" x1=PAD y1=CURVE_H - PAD x2=CURVE_W - PAD y2=CURVE_H - PAD></line>
                     <line class="grid depth-g" x1=PAD y1=y(t.g) x2=CURVE_W - PAD y2=y(t.g)></line>
                     <text class="tick" x=PAD - 4.0 y=y(t.g) + 4.0 text-anchor="end">"g"</text>
+                    <text class="tick" x=PAD - 4.0 y=PAD + 4.0 text-anchor="end">"1 bit"</text>
                     <line class="grid" x1=x(c) y1=PAD x2=x(c) y2=CURVE_H - PAD></line>
                     <polyline class="depth-line" points=line></polyline>
                     <text class="tick" x=PAD y=CURVE_H - 8.0>"layer 1"</text>

@@ -151,12 +151,12 @@ impl Lab {
                         lab.run
                             .try_update(|run| run.as_mut().map(|r| r.results.push(result)));
                     }
-                    Response::ExperimentDepth { samples, depth_ms } => {
+                    Response::ExperimentDepth { samples, depth_ms, prompt } => {
                         // It follows its item's `ExperimentItem`, the last result so far.
                         lab.run.try_update(|run| {
                             run.as_mut().map(|r| {
                                 let result = r.results.len().saturating_sub(1);
-                                r.depth.push(DepthRecord { result, samples, depth_ms })
+                                r.depth.push(DepthRecord { result, samples, depth_ms, prompt })
                             })
                         });
                     }

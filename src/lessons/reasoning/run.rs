@@ -58,6 +58,10 @@ pub struct DepthRecord {
     pub samples: Vec<Option<SampleDepth>>,
     /// What scoring them took in the worker.
     pub depth_ms: f64,
+    /// The task's prompt scored as a baseline, on the task's first scored run only; runs
+    /// saved before it was measured have none.
+    #[serde(default)]
+    pub prompt: Option<SampleDepth>,
 }
 
 /// One task under chain of thought at one budget of the sweep.
