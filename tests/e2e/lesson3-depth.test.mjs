@@ -100,6 +100,96 @@ test("a run with depth shows every trace's tokens against its DTR, from that run
   assert.deepEqual(await points(), all);
 });
 
+/** Every point with its task, as { task, tokens, dtr, correct }. */
+const taskPoints = () =>
+  page.$$eval(`${sel("depth-point")}`, (gs) =>
+    gs.map((g) => ({ task: g.dataset.task, tokens: Number(g.dataset.tokens), dtr: Number(g.dataset.dtr), correct: g.dataset.correct === "true" })),
+  );
+
+/** The study's binned r, written out again: a value's bin is floor(5 · values below it / n)
+ * (ties share a bin), then Pearson over the non-empty bins' mean value and accuracy; none
+ * under 3 bins. */
+function binned(xs, ones) {
+  const bins = Array.from({ length: 5 }, () => ({ n: 0, x: 0, c: 0 }));
+  xs.forEach((x, i) => {
+    const b = bins[Math.floor((5 * xs.filter((w) => w < x).length) / xs.length)];
+    b.n += 1;
+    b.x += x;
+    b.c += ones[i];
+  });
+  const full = bins.filter((b) => b.n > 0);
+  const r = full.length >= 3 ? pearson(full.map((b) => b.x / b.n), full.map((b) => b.c / b.n)) : null;
+  return { r, n: full.length };
+}
+
+/** Student's t at 0.975 for df = 1 to 10 (the runs here have few tasks). */
+const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+
+const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+
+test("the binned r, the within-task difference, the lens baseline and Think@n's cost follow from the points shown", { timeout: MINUTE }, async () => {
+  const all = await taskPoints();
+  const ones = all.map((p) => (p.correct ? 1 : 0));
+  const box = sel("depth-correlation");
+  // Binned as the study does, for length and DTR: n (bins) and r recomputed from the points.
+  for (const [name, xs] of [["length", all.map((p) => p.tokens)], ["dtr", all.map((p) => p.dtr)]]) {
+    const { r, n } = binned(xs, ones);
+    assert.equal(Number(await page.getAttribute(box, `data-bins-${name}`)), n, `${name}: bins`);
+    const shown = await page.getAttribute(box, `data-r-binned-${name}`);
+    if (r === null) assert.equal(shown, "", `${name}: undefined here, ${shown} on the page`);
+    else assert.ok(Math.abs(Number(shown) - r) < 2e-3, `${name}: binned r ${r} here, ${shown} on the page`);
+  }
+  // The table says which r compares with the study's, and that its figures are binned.
+  const table = await page.textContent(box);
+  assert.match(table, /binned, the study reports/);
+  assert.match(table, /per trace, this run/);
+
+  // Within a task: per task with right and wrong traces, mean DTR right minus wrong.
+  const tasks = [...new Set(all.map((p) => p.task))];
+  const diffs = [];
+  for (const t of tasks) {
+    const right = all.filter((p) => p.task === t && p.correct).map((p) => p.dtr);
+    const wrong = all.filter((p) => p.task === t && !p.correct).map((p) => p.dtr);
+    if (right.length && wrong.length) diffs.push(mean(right) - mean(wrong));
+  }
+  const within = sel("depth-within");
+  assert.equal(Number(await page.getAttribute(within, "data-n")), diffs.length);
+  const [m, lo, hi] = await Promise.all(["data-mean", "data-lo", "data-hi"].map((a) => page.getAttribute(within, a)));
+  if (diffs.length === 0) assert.deepEqual([m, lo, hi], ["", "", ""]);
+  else assert.ok(Math.abs(Number(m) - mean(diffs)) < 2e-4, `within-task mean ${mean(diffs)} here, ${m} on the page`);
+  if (diffs.length >= 2) {
+    const k = diffs.length;
+    const s = Math.sqrt(diffs.reduce((a, d) => a + (d - mean(diffs)) ** 2, 0) / (k - 1));
+    const half = (T975[k - 2] * s) / Math.sqrt(k);
+    assert.ok(Math.abs(Number(lo) - (mean(diffs) - half)) < 2e-3 && Math.abs(Number(hi) - (mean(diffs) + half)) < 2e-3, `${lo} to ${hi}`);
+  } else assert.equal(lo, "");
+
+  // The lens: the mean D by layer in bits for traces and prompts (30 layers, 0 at the last),
+  // and the baseline, the prompts' own DTR (one prompt per task) beside the traces' mean.
+  for (const attr of ["data-traces", "data-prompts"]) {
+    const means = (await page.getAttribute(sel("depth-layers"), attr)).split(",").map(Number);
+    assert.equal(means.length, 30, attr);
+    assert.ok(means.every((d) => d >= 0 && d <= 1), `${attr}: ${means}`);
+    assert.equal(means[29], 0, attr);
+  }
+  const baseline = sel("depth-baseline");
+  assert.ok(Math.abs(Number(await page.getAttribute(baseline, "data-dtr-traces")) - mean(all.map((p) => p.dtr))) < 2e-4);
+  const prompts = (await page.getAttribute(baseline, "data-prompt-dtrs")).split(",").map(Number);
+  assert.equal(prompts.length, 2, "one prompt per task");
+  assert.ok(prompts.every((d) => d >= 0 && d <= 1));
+  assert.ok(Math.abs(Number(await page.getAttribute(baseline, "data-dtr-prompts")) - mean(prompts)) < 2e-4);
+  assert.match(await page.textContent(sel("depth")), /Tuned Lens/);
+
+  // D and g are in bits wherever they appear.
+  assert.match(await page.textContent(sel("depth")), /g in bits/);
+  assert.match(await page.textContent(sel("depth-peer")), /nats/);
+  // Think@n's cost counts the depth pass; the p >= 0.05 sentence has no double negative.
+  assert.ok(Number(await page.getAttribute(sel("think-cost"), "data-share")) > 0);
+  assert.match(await page.textContent(sel("think-cost")), /depth on \d+ prefix tokens/);
+  assert.doesNotMatch(await page.textContent(sel("think-summary")), /no difference chance does not explain/);
+  assert.match(await page.textContent(sel("think-at-n")), /"matches or exceeds"/);
+});
+
 test("one trace is coloured by settling layer and shows each token's curve, by mouse and keyboard", { timeout: 2 * MINUTE }, async () => {
   const first = (await points())[0];
   const spans = page.locator(`${sel("depth-trace")} span`);
