@@ -95,7 +95,8 @@ fn scatter(points: &[Point], seed: u64) -> impl IntoView {
             data-r-binned-length=r_attr(binned_length.r) data-r-binned-dtr=r_attr(binned_depth.r)
             data-bins-length=binned_length.bins.len() data-bins-dtr=binned_depth.bins.len()
         >
-            <table class="results-table">
+            // A phone scrolls the four columns sideways rather than widening the page.
+            <div class="table-scroll"><table class="results-table">
                 <caption>{format!(
                     "Correlation of correctness with length and with DTR, over {} from {}, two ways. Per trace: the point-biserial r over every trace (95% bootstrap interval, 2000 resamples of the tasks: a task's traces share its difficulty, so they count together). Binned, as the study computes it: the traces split into {STUDY_BINS} quantile bins of the measure (equal values share a bin), then Pearson's r over the bins' mean accuracy against their mean measure, n = the bins that hold traces. Averaging within bins removes most of the trace-to-trace noise, so a binned r is far larger in size than a per-trace r of the same data: the study's figures compare with the binned column only.",
                     names::count(points.len(), "trace", "traces"),
@@ -111,7 +112,7 @@ fn scatter(points: &[Point], seed: u64) -> impl IntoView {
                     <tr><th scope="row">"length (tokens)"</th><td>{r_text(&length)}</td><td>{binned_text(&binned_length)}</td><td>{format!("{STUDY_LENGTH_R:+.3} (a mean of r's, each n = 5)")}</td></tr>
                     <tr><th scope="row">"DTR"</th><td>{r_text(&depth)}</td><td>{binned_text(&binned_depth)}</td><td>{format!("{STUDY_DTR_R:+.3} (a mean of r's, each n = 5)")}</td></tr>
                 </tbody>
-            </table>
+            </table></div>
             <p class="hint">"The study's figures are reported, not measured here: averages over large reasoning models on competition benchmarks (Chen et al. 2026), many samples per question, far from a small model on short tasks. Five bins give no useful interval; the sign of the per-trace r, with its interval, is what this run can settle."</p>
             <p data-testid="depth-verdict">{format!("Length: {} DTR: {}", verdict(&length, STUDY_LENGTH_R), verdict(&depth, STUDY_DTR_R))}</p>
         </div>
