@@ -30,7 +30,7 @@ pub fn t_975(df: usize) -> f64 {
     if (1..=30).contains(&df) {
         return TABLE[df - 1];
     }
-    let (z, d) = (1.959_964, df.max(1) as f64);
+    let (z, d): (f64, f64) = (1.959_964, df.max(1) as f64);
     z + (z.powi(3) + z) / (4.0 * d) + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
 }
 
