@@ -3,10 +3,14 @@
 //!
 //! Imports run one way: `faithfulness` → `runner` → `trace` → `strategy` → `stats`, `answer` → `task`, `lexer`;
 //! the bundled set, `tasks`, → `answer`; `depth_stats` → `stats`, `answer`; `trace_depth` → `strategy`
-//! (and `probe::depth`).
+//! (and `probe::depth`); `format`, `answer_key` and `hint` → `answer`; `faithfulness` → `hint`, `answer_key`.
 pub mod answer;
+pub mod answer_key;
 pub mod depth_stats;
 pub mod faithfulness;
+pub mod format;
+pub mod hint;
+pub mod hint_stats;
 pub mod lexer;
 pub mod runner;
 pub mod stats;
