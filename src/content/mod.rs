@@ -7,7 +7,7 @@ use placeholders::fill;
 use std::sync::LazyLock;
 
 /// Every content file as written, placeholders and all, by file name.
-const FILES: [(&str, &str); 6] = [
+pub(crate) const FILES: [(&str, &str); 6] = [
     ("home.md", include_str!("home.md")),
     ("generation.md", include_str!("generation.md")),
     ("stages.md", include_str!("stages.md")),

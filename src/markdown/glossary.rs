@@ -72,3 +72,58 @@ pub fn parse(markdown: &str) -> Vec<Term> {
     }
     terms
 }
+
+// Native only, as content/placeholders.rs's: `cargo test --workspace` runs them.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::content::FILES;
+
+    /// The ids of a text's links to the glossary, "(/glossary#id)".
+    fn linked(text: &str) -> Vec<&str> {
+        text.split("](/glossary#")
+            .skip(1)
+            .filter_map(|after| after.split_once(')').map(|(id, _)| id))
+            .collect()
+    }
+
+    #[test]
+    fn every_glossary_link_in_the_content_names_a_term() {
+        for (file, text) in FILES {
+            for id in linked(text) {
+                assert!(
+                    find(id).is_some(),
+                    "{file} links to glossary#{id}, which is no term"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lesson_three_links_each_of_its_terms() {
+        let reasoning = FILES
+            .iter()
+            .find(|(f, _)| *f == "reasoning.md")
+            .map(|(_, t)| linked(t))
+            .unwrap_or_default();
+        for id in [
+            "self-consistency",
+            "pass-at-k",
+            "majority-at-k",
+            "deep-thinking-ratio",
+            "logit-lens",
+            "jensen-shannon-divergence",
+            "faithfulness",
+            "mcnemar-test",
+        ] {
+            assert!(
+                find(id).is_some_and(|t| !t.definition.is_empty()),
+                "no glossary term {id}"
+            );
+            assert!(
+                reasoning.contains(&id),
+                "reasoning.md does not link glossary#{id}"
+            );
+        }
+    }
+}
