@@ -2,6 +2,8 @@
 //! they quote about the built-in models filled in (`placeholders.rs`).
 
 pub mod placeholders;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod glossary_links;
 
 use placeholders::fill;
 use std::sync::LazyLock;

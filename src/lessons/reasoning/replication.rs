@@ -85,10 +85,11 @@ pub fn finding_text(f: &Finding, newest: &Trial) -> String {
     }
 }
 
-// Native only, as content/placeholders.rs's: `cargo test --workspace` runs them.
-#[cfg(all(test, not(target_arch = "wasm32")))]
+// In the browser, as render.rs's: this module is wasm32-only.
+#[cfg(test)]
 mod tests {
     use super::*;
+    use wasm_bindgen_test::*;
 
     fn trial(
         run: usize,
@@ -107,7 +108,7 @@ mod tests {
         Trial::new(run, tasks.iter().map(|t| t.to_string()).collect(), None, p)
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_lean_is_done_only_when_it_replicates_on_other_tasks() {
         let lean = trial(3, &["a", "b"], 5, 1, 0.22);
         assert_eq!(judge(&lean, &[]), Finding::Leans);
