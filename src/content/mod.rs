@@ -2,12 +2,14 @@
 //! they quote about the built-in models filled in (`placeholders.rs`).
 
 pub mod placeholders;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod glossary_links;
 
 use placeholders::fill;
 use std::sync::LazyLock;
 
 /// Every content file as written, placeholders and all, by file name.
-const FILES: [(&str, &str); 6] = [
+pub(crate) const FILES: [(&str, &str); 6] = [
     ("home.md", include_str!("home.md")),
     ("generation.md", include_str!("generation.md")),
     ("stages.md", include_str!("stages.md")),

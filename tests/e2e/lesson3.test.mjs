@@ -63,7 +63,7 @@ async function run({ timeout = 3 * MINUTE } = {}) {
   return page.getAttribute(sel("run-status"), "data-state");
 }
 
-/** The results table as { strategy: { accuracy, correct, n, tokens, latencyMs } }. */
+/** The results table as { strategy: { accuracy, correct, n, tokens, latencyMs, samples, formatFailures } }. */
 async function table() {
   const rows = await page.$$eval(`${sel("results-table")} tbody tr`, (trs) =>
     trs.map((tr) => ({ ...tr.dataset })),
@@ -71,7 +71,15 @@ async function table() {
   return Object.fromEntries(
     rows.map((r) => [
       r.strategy,
-      { accuracy: Number(r.accuracy), correct: Number(r.correct), n: Number(r.n), tokens: Number(r.tokens), latencyMs: Number(r.latencyMs) },
+      {
+        accuracy: Number(r.accuracy),
+        correct: Number(r.correct),
+        n: Number(r.n),
+        tokens: Number(r.tokens),
+        latencyMs: Number(r.latencyMs),
+        samples: Number(r.samples),
+        formatFailures: Number(r.formatFailures),
+      },
     ]),
   );
 }
@@ -139,6 +147,29 @@ test("the default run shows a difference worth discussing, the one the CLI measu
   assert.ok(Math.abs(Number(row.p) - mcnemar(onlyDirect, onlyCot)) < 1e-12);
   assert.ok(Number(row.p) < 0.5, `McNemar's p = ${row.p} on the default run: it shows nothing`);
   t.diagnostic(`default run: direct ${direct.correct}/${direct.n}, chain of thought ${cot.correct}/${cot.n}, p = ${row.p}`);
+
+  // Format failures (the right answer in the trace, not on the answer line): per strategy, the
+  // CLI's per-sample verdicts summed, never a right answer, and shown beside accuracy.
+  for (const [shown, native] of [[direct, directCli], [cot, cotCli]]) {
+    const samples = native.items.flatMap((i) => i.samples);
+    assert.ok(samples.every((x) => !(x.format_failure && x.correct)), "a format failure is a wrong answer");
+    assert.equal(shown.formatFailures, samples.filter((x) => x.format_failure).length, native.strategy);
+    assert.equal(shown.formatFailures, native.format_failures, native.strategy);
+  }
+  const cells = await page.$$eval(`${sel("results-table")} tbody tr`, (trs) =>
+    trs.map((tr) => [tr.dataset.formatFailures, tr.dataset.samples, tr.querySelector('[data-label="Right answer in the trace, not on the answer line"]').textContent]),
+  );
+  for (const [k, n, cell] of cells) assert.equal(cell, `${k}/${n}`);
+  // The sentence on format appears exactly when a strategy's format failures would close its
+  // gap to a better one.
+  const rows = { direct, cot };
+  const closes = Object.values(rows).some((a) => {
+    const best = Math.max(...Object.values(rows).map((b) => b.correct));
+    return a.samples === a.n && best > a.correct && a.formatFailures > 0 && a.correct + a.formatFailures >= best;
+  });
+  assert.equal((await page.$(sel("format-note"))) !== null, closes, "the format note");
+  if (closes) assert.match(await text("format-note"), /That gap is the format, not the reasoning\./);
+  t.diagnostic(`format failures: direct ${direct.formatFailures}, chain of thought ${cot.formatFailures}`);
 });
 
 test("a 3-task direct experiment fills the table with measured numbers, the same as the CLI's", { timeout: 4 * MINUTE }, async () => {
@@ -397,13 +428,14 @@ test("the exercises' checks pass on the runs that do what they ask, and fail on 
   assert.equal(verdict.pass, false, "one task at two budgets shows nothing");
   assert.match(verdict.message, /budget 16: .*budget 32: .*At budget 16, the budget cut [01] of 1 trace .*shows nothing/);
 
-  // Chain of thought on capitals: the check agrees with what the CLI measures there.
+  // Chain of thought on capitals, the category chosen before the run that tests it: the check
+  // agrees with what the CLI measures there.
+  await page.selectOption(sel("cot-category"), "capitals");
   await configure({ strategies: ["direct", "cot"], category: "capitals", limit: 2, budget: 32 });
   assert.equal(await run(), "finished");
   const [directCli, cotCli] = [...(await page.$$eval(`${sel("cli-commands")} li`, (lis) => lis.map((li) => li.textContent)))].map(cli);
   const { direct: d, cot: c } = await table();
   assert.deepEqual([d.correct, c.correct], [directCli.correct, cotCli.correct], "browser vs CLI");
-  await page.selectOption(sel("cot-category"), "capitals");
   verdict = await check("ex-cot-no-help");
   // Two tasks cannot show that chain of thought does not help (McNemar's p is at least 0.5).
   assert.equal(verdict.pass, false, verdict.message);
@@ -412,6 +444,11 @@ test("the exercises' checks pass on the runs that do what they ask, and fail on 
   verdict = await check("ex-cot-no-help");
   assert.equal(verdict.pass, false);
   assert.match(verdict.message, /None of your runs with both strategies had units tasks/);
+  // Chosen again after seeing the results: the runs made before the choice do not count.
+  await page.selectOption(sel("cot-category"), "capitals");
+  verdict = await check("ex-cot-no-help");
+  assert.equal(verdict.pass, false);
+  assert.match(verdict.message, /Your runs with capitals tasks were made before you chose it\./);
 });
 
 test("the results fit a 390 px screen; no console errors; no request left the origin", { timeout: MINUTE }, async () => {

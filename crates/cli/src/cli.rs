@@ -114,7 +114,7 @@ pub enum Command {
     /// engine's settings or a system's defaults (--system), stages in any order (--order).
     Distribution(Distribution),
     /// Lesson 3's faithfulness tests on a bundled task's greedy chain-of-thought trace:
-    /// early answering, an added mistake, a hint.
+    /// early answering, an added mistake, and three hints (wrong, correct, unrelated).
     Faithfulness(Faithfulness),
     /// Judge one reply with the Lesson 3 checker: for a bundled task (--task), or for a
     /// question given here (--question, --kind, --answers).

@@ -1,5 +1,6 @@
 //! `reason` and `check`: Lesson 3 from the command line. `reason` runs the bundled tasks
-//! under a strategy and prints the summary and every item. `check` runs the checker on one
+//! under a strategy and prints the summary and every item; each sample's `format_failure`
+//! (right answer in the trace, not on the answer line) and the summary's `format_failures`. `check` runs the checker on one
 //! reply, for a bundled task or a question given on the command line, and prints what it
 //! extracted, the key it settled on (the one self-consistency votes on) and its verdict.
 //! With `--depth`, `reason` also scores its traces' depth (`depth::run_depth`).

@@ -392,6 +392,12 @@ fn reason_without_a_forced_answer_ends_a_cut_trace_with_no_answer() {
     }
     assert!(seen > 0, "a 6-token budget cut no trace: {cut}");
     assert_eq!(cut["truncated"], seen);
+    // Format failures: per sample a boolean, never a right answer, and the summary counts them.
+    for v in [&forced, &cut] {
+        let all: Vec<Value> = v["items"].as_array().unwrap().iter().flat_map(|i| i["samples"].as_array().unwrap().clone()).collect();
+        assert!(all.iter().all(|s| s["format_failure"].is_boolean() && !(s["format_failure"] == true && s["correct"] == true)));
+        assert_eq!(v["format_failures"], all.iter().filter(|s| s["format_failure"] == true).count());
+    }
 }
 
 /// `distribution`'s kept candidates: (probability) rows, highest first, summing to 1.
@@ -471,10 +477,20 @@ fn faithfulness_gives_every_variant_with_a_prompt_that_reproduces_it() {
     let early = v["early"].as_array().unwrap();
     let fractions: Vec<f64> = early.iter().map(|e| e["fraction"].as_f64().unwrap()).collect();
     assert_eq!(fractions, [0.0, 0.25, 0.5, 0.75, 1.0]);
-    assert!(early.iter().all(|e| e["same"] == (e["answer"] == v["answer"])));
-    assert!(v["hint"]["hint"].is_string() && v["hint"]["follows_hint"].is_boolean() && v["hint"]["mentions_hint"].is_boolean());
+    // `same` is null when either answer is missing, else whether the two are equal.
+    for e in early {
+        let expected = if e["answer"].is_null() || v["answer"].is_null() { Value::Null } else { Value::Bool(e["answer"] == v["answer"]) };
+        assert_eq!(e["same"], expected, "{e}");
+    }
+    let hints = v["hints"].as_array().unwrap();
+    let kinds: Vec<&str> = hints.iter().map(|h| h["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["wrong", "correct", "unrelated"]);
+    for h in hints {
+        assert!(h["hint"].is_string() && h["prompt"].is_string() && h["continuation"].is_string(), "{h}");
+        assert!(h["follows"].is_boolean() && h["mentions"].is_boolean() && h.get("answer").is_some(), "{h}");
+    }
     let mut variants: Vec<&Value> = early.iter().collect();
-    variants.push(&v["hint"]);
+    variants.extend(hints);
     if !v["mistake"].is_null() {
         assert!(v["mistake"]["changed"].is_boolean());
         variants.push(&v["mistake"]);

@@ -3,12 +3,13 @@
 
 use super::names;
 use super::paired::{compare, p_text, sentence, NOTHING_SHOWN_P};
+use super::replication::{done, finding_text, judge, Trial};
 use super::run::{score_of, Run};
 use super::scaling_chart::{curves, first_k_above};
 use crate::ui::exercise::Verdict;
 use engine::reasoning::strategy::{ItemResult, Strategy, Summary};
 
-const NO_RUN: &str =
+pub(super) const NO_RUN: &str =
     "No experiment has finished yet. Choose the settings above and press Run experiment.";
 
 /// The paired test of `second` against `first` on the same tasks, in words.
@@ -18,7 +19,7 @@ fn paired_sentence(first: &str, a: &[ItemResult], second: &str, b: &[ItemResult]
 
 /// Why two result lists on the same tasks show nothing, in words, if they do: neither got a
 /// task right, or their paired split is one chance makes often.
-fn shows_nothing(a: &[ItemResult], b: &[ItemResult]) -> Option<String> {
+pub(super) fn shows_nothing(a: &[ItemResult], b: &[ItemResult]) -> Option<String> {
     let right = |rs: &[ItemResult]| rs.iter().filter(|r| r.correct).count();
     if right(a) == 0 && right(b) == 0 {
         return Some(format!(
@@ -53,7 +54,9 @@ pub fn bigger_budget(history: &[Run]) -> Verdict {
     if history.iter().all(|r| reasoning(r).is_empty()) {
         return Verdict::fail("The budget limits reasoning, and direct answering has none: include chain of thought, self-consistency or hidden reasoning.");
     }
-    // The newest pair first.
+    // Every pair of runs on the same tasks at two budgets with a reasoning strategy in
+    // common, the newest first: the newest is judged, the others may replicate it.
+    let mut pairs: Vec<(&Run, &Run, Strategy)> = Vec::new();
     for (i, b) in history.iter().enumerate().rev() {
         for a in history[..i].iter().rev() {
             if a.task_ids() != b.task_ids() || a.experiment.budget == b.experiment.budget {
@@ -62,67 +65,89 @@ pub fn bigger_budget(history: &[Run]) -> Verdict {
             let Some(&s) = reasoning(b).iter().find(|s| reasoning(a).contains(s)) else {
                 continue;
             };
-            let (small, large) = if a.experiment.budget < b.experiment.budget {
-                (a, b)
+            pairs.push(if a.experiment.budget < b.experiment.budget {
+                (a, b, s)
             } else {
-                (b, a)
+                (b, a, s)
+            });
+        }
+    }
+    let trial = |&(small, large, s): &(&Run, &Run, Strategy)| {
+        let seed = (s == Strategy::SelfConsistency && large.experiment.temperature > 0.0)
+            .then_some(large.experiment.seed);
+        let tasks = large.task_ids().iter().map(|t| t.to_string()).collect();
+        Trial::new(
+            large.number,
+            tasks,
+            seed,
+            compare(&small.results_of(s), &large.results_of(s)),
+        )
+    };
+    if let Some(&(small, large, s)) = pairs.first() {
+        let (ss, ls) = (small.summary(s), large.summary(s));
+        let line = |r: &Run, sum: &Summary| {
+            format!(
+                "budget {}: {}, {} tokens, {:.2} s per task",
+                r.experiment.budget,
+                score_of(sum).text(),
+                sum.total_tokens,
+                sum.mean_latency_ms / 1000.0
+            )
+        };
+        let cut = format!(
+            "At budget {}, the budget cut {} of {} before an answer line of their own.",
+            small.experiment.budget,
+            ss.truncated,
+            names::count(ss.samples, "trace", "traces")
+        );
+        if let Some(why) = shows_nothing(&small.results_of(s), &large.results_of(s)) {
+            let change = if ss.truncated == 0 {
+                "The smaller budget cut no trace, so it could not change an answer: lower it (16 or 32) and run again."
+            } else {
+                "Make the gap wider (16 against 256), take more tasks, or choose word problems or multi-step arithmetic, where traces run long enough for a budget to cut them."
             };
-            let (ss, ls) = (small.summary(s), large.summary(s));
-            let line = |r: &Run, sum: &Summary| {
-                format!(
-                    "budget {}: {}, {} tokens, {:.2} s per task",
-                    r.experiment.budget,
-                    score_of(sum).text(),
-                    sum.total_tokens,
-                    sum.mean_latency_ms / 1000.0
-                )
-            };
-            let cut = format!(
-                "At budget {}, the budget cut {} of {} before an answer line of their own.",
-                small.experiment.budget,
-                ss.truncated,
-                names::count(ss.samples, "trace", "traces")
-            );
-            if let Some(why) = shows_nothing(&small.results_of(s), &large.results_of(s)) {
-                let change = if ss.truncated == 0 {
-                    "The smaller budget cut no trace, so it could not change an answer: lower it (16 or 32) and run again."
-                } else {
-                    "Make the gap wider (16 against 256), take more tasks, or choose word problems or multi-step arithmetic, where traces run long enough for a budget to cut them."
-                };
-                return Verdict::fail(format!(
-                    "Runs {} and {}, {}: {}; {}. {cut} {why} {change}",
-                    small.number,
-                    large.number,
-                    names::name(s).to_lowercase(),
-                    line(small, &ss),
-                    line(large, &ls)
-                ));
-            }
-            let effect = match ls.correct.cmp(&ss.correct) {
-                std::cmp::Ordering::Greater => "The larger budget answered more tasks correctly",
-                std::cmp::Ordering::Equal => "The larger budget answered no more tasks correctly",
-                std::cmp::Ordering::Less => "The larger budget answered fewer tasks correctly",
-            };
-            return Verdict::pass(format!(
-                "Runs {} and {}, {} on the same {}: {}; {}. {effect}, for {}. {} {cut}",
+            return Verdict::fail(format!(
+                "Runs {} and {}, {}: {}; {}. {cut} {why} {change}",
                 small.number,
                 large.number,
                 names::name(s).to_lowercase(),
-                names::count(ss.n, "task", "tasks"),
                 line(small, &ss),
-                line(large, &ls),
-                match ls.total_tokens.checked_sub(ss.total_tokens) {
-                    Some(more) => format!("{more} more tokens"),
-                    None => format!("{} fewer tokens", ss.total_tokens - ls.total_tokens),
-                },
-                paired_sentence(
-                    &format!("budget {}", small.experiment.budget),
-                    &small.results_of(s),
-                    &format!("Budget {}", large.experiment.budget),
-                    &large.results_of(s)
-                ),
+                line(large, &ls)
             ));
         }
+        let newest = trial(&pairs[0]);
+        let earlier: Vec<Trial> = pairs[1..].iter().map(trial).collect();
+        let finding = judge(&newest, &earlier);
+        let found = finding_text(&finding, &newest);
+        let effect = match ls.correct.cmp(&ss.correct) {
+            std::cmp::Ordering::Greater => "The larger budget answered more tasks correctly",
+            std::cmp::Ordering::Equal => "The larger budget answered no more tasks correctly",
+            std::cmp::Ordering::Less => "The larger budget answered fewer tasks correctly",
+        };
+        let verdict: fn(String) -> Verdict = if done(&finding) {
+            Verdict::pass
+        } else {
+            Verdict::fail
+        };
+        return verdict(format!(
+            "Runs {} and {}, {} on the same {}: {}; {}. {effect}, for {}. {} {cut} {found}",
+            small.number,
+            large.number,
+            names::name(s).to_lowercase(),
+            names::count(ss.n, "task", "tasks"),
+            line(small, &ss),
+            line(large, &ls),
+            match ls.total_tokens.checked_sub(ss.total_tokens) {
+                Some(more) => format!("{more} more tokens"),
+                None => format!("{} fewer tokens", ss.total_tokens - ls.total_tokens),
+            },
+            paired_sentence(
+                &format!("budget {}", small.experiment.budget),
+                &small.results_of(s),
+                &format!("Budget {}", large.experiment.budget),
+                &large.results_of(s)
+            ),
+        ));
     }
     Verdict::fail("Now run the same tasks (same category, number and seed) with the same reasoning strategy at a different budget, so that the budget is the only change.")
 }
@@ -169,7 +194,10 @@ pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
             score_of(&sum).text()
         )
     };
-    let (direct, voted) = (run.results_of(Strategy::Direct), run.results_of(Strategy::SelfConsistency));
+    let (direct, voted) = (
+        run.results_of(Strategy::Direct),
+        run.results_of(Strategy::SelfConsistency),
+    );
     if let Some(why) = shows_nothing(&direct, &voted) {
         return Verdict::fail(format!(
             "In run {}: {}. {}. {why} Take more tasks (10 or more), or a category where direct answering is right on some and wrong on others, and run again.",
@@ -178,8 +206,31 @@ pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
             describe(Strategy::SelfConsistency)
         ));
     }
-    Verdict::pass(format!(
-        "In run {}: {}. {}. {}",
+    // Other runs that ask the same (N = 5, T > 0) may replicate this one's lean.
+    let trial = |r: &Run| {
+        let tasks = r.task_ids().iter().map(|t| t.to_string()).collect();
+        let p = compare(
+            &r.results_of(Strategy::Direct),
+            &r.results_of(Strategy::SelfConsistency),
+        );
+        Trial::new(r.number, tasks, Some(r.experiment.seed), p)
+    };
+    let newest = trial(run);
+    let earlier: Vec<Trial> = both
+        .iter()
+        .filter(|r| {
+            r.number != run.number && r.experiment.samples == 5 && r.experiment.temperature > 0.0
+        })
+        .map(|r| trial(r))
+        .collect();
+    let finding = judge(&newest, &earlier);
+    let verdict: fn(String) -> Verdict = if done(&finding) {
+        Verdict::pass
+    } else {
+        Verdict::fail
+    };
+    verdict(format!(
+        "In run {}: {}. {}. {} {}",
         run.number,
         describe(Strategy::Direct),
         describe(Strategy::SelfConsistency),
@@ -188,68 +239,9 @@ pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
             &run.results_of(Strategy::Direct),
             "Self-consistency@5",
             &run.results_of(Strategy::SelfConsistency)
-        )
+        ),
+        finding_text(&finding, &newest)
     ))
-}
-
-/// "Where chain of thought does not help": in the newest finished run with direct answering
-/// and chain of thought on tasks of `category`, chain of thought got no more right.
-pub fn cot_does_not_help(history: &[Run], category: &str) -> Verdict {
-    if history.is_empty() {
-        return Verdict::fail(NO_RUN);
-    }
-    if category.is_empty() {
-        return Verdict::fail("Choose the category you found.");
-    }
-    let both: Vec<&Run> = history
-        .iter()
-        .rev()
-        .filter(|r| {
-            r.strategies().contains(&Strategy::Direct) && r.strategies().contains(&Strategy::Cot)
-        })
-        .collect();
-    if both.is_empty() {
-        return Verdict::fail("Tick both Direct answer and Chain of thought in one experiment, so that they run on the same tasks.");
-    }
-    let Some(run) = both
-        .iter()
-        .find(|r| r.categories().iter().any(|c| c == category))
-    else {
-        return Verdict::fail(format!("None of your runs with both strategies had {category} tasks: choose {category} as the category and run again."));
-    };
-    let (d, c) = (
-        run.score_in(Strategy::Direct, category),
-        run.score_in(Strategy::Cot, category),
-    );
-    let in_category = |s: Strategy| -> Vec<ItemResult> {
-        run.results_of(s)
-            .into_iter()
-            .filter(|r| r.category == category)
-            .collect()
-    };
-    let numbers = format!(
-        "In run {}, on {category}, chain of thought got {}/{} right with {} tokens; direct answering got {}/{} with {} tokens.",
-        run.number,
-        c.correct, c.n, c.tokens, d.correct, d.n, d.tokens
-    );
-    if let Some(why) = shows_nothing(&in_category(Strategy::Direct), &in_category(Strategy::Cot)) {
-        return Verdict::fail(format!(
-            "{numbers} {why} Chain of thought not helping is only shown where direct answering gets some tasks right and chain of thought clearly fewer: take more {category} tasks, or try another category."
-        ));
-    }
-    let paired = paired_sentence(
-        "direct answer",
-        &in_category(Strategy::Direct),
-        "Chain of thought",
-        &in_category(Strategy::Cot),
-    );
-    if c.correct <= d.correct {
-        Verdict::pass(format!(
-            "{numbers} Chain of thought did not help this model here: its extra tokens bought no extra correct answers. {paired}"
-        ))
-    } else {
-        Verdict::fail(format!("{numbers} In this run chain of thought helped here. {paired} Try another category."))
-    }
 }
 
 /// "How many samples until one is right": in the newest finished run with chain of thought

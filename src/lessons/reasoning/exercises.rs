@@ -1,13 +1,14 @@
 //! "Try it": the exercises from the lesson's Markdown, each with a Check that reads the
 //! runs finished in this visit (see `checks`).
 
+use super::check_cot::cot_does_not_help;
 use super::checks;
-use crate::ui::exercise::Verdict;
 use super::lab::Lab;
 use super::run::Run;
-use crate::ui::prose::Prose;
 use crate::markdown::exercises::{split, Exercise};
 use crate::markdown::render::to_html;
+use crate::ui::exercise::Verdict;
+use crate::ui::prose::Prose;
 use engine::reasoning::tasks::{bundled_tasks, categories};
 use leptos::prelude::*;
 
@@ -32,9 +33,11 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
     let verdict = RwSignal::new(None::<Verdict>);
     // Two exercises ask for an answer: a category, and the smallest k.
     let answer_given = RwSignal::new(String::new());
+    // The newest run when the category was chosen: runs up to it were seen before the choice.
+    let chosen_after = RwSignal::new(0usize);
     let asks_category = id == "ex-cot-no-help";
     let asks_k = id == "ex-pass-at-k";
-    let checkable = check(&id, &[], "").is_some();
+    let checkable = check(&id, &[], "", 0).is_some();
     let html = |md: &str, part: &str| to_html(md, &format!("{id}-{part}"));
     let (task, hint, answer) = (
         html(&task, "task"),
@@ -48,6 +51,7 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
             &check_id,
             &lab.history.get_untracked(),
             &answer_given.get_untracked(),
+            chosen_after.get_untracked(),
         ))
     };
     view! {
@@ -61,12 +65,17 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
                     .collect_view();
                 view! {
                     <div class="control">
-                        <label for="l3-cot-category">"The category you found"</label>
+                        <label for="l3-cot-category">"The category you expect (choose it before the run)"</label>
                         <select
                             id="l3-cot-category"
                             data-testid="cot-category"
                             prop:value=move || answer_given.get()
-                            on:change=move |ev| answer_given.set(event_target_value(&ev))
+                            on:change=move |ev| {
+                                let seen = lab.history.with_untracked(|h| h.iter().map(|r| r.number).max());
+                                let current = lab.run.with_untracked(|r| r.as_ref().map(|r| r.number));
+                                chosen_after.set(seen.max(current).unwrap_or(0));
+                                answer_given.set(event_target_value(&ev))
+                            }
                         >
                             <option value="">"Choose…"</option>
                             {options}
@@ -111,11 +120,11 @@ fn ExerciseCard(exercise: Exercise, lab: Lab) -> impl IntoView {
 }
 
 /// The check of each exercise in the lesson's Markdown; one without a check gets no button.
-fn check(id: &str, history: &[Run], answer: &str) -> Option<Verdict> {
+fn check(id: &str, history: &[Run], answer: &str, chosen_after: usize) -> Option<Verdict> {
     match id {
         "ex-token-budget" => Some(checks::bigger_budget(history)),
         "ex-self-consistency" => Some(checks::self_consistency_vs_direct(history)),
-        "ex-cot-no-help" => Some(checks::cot_does_not_help(history, answer)),
+        "ex-cot-no-help" => Some(cot_does_not_help(history, answer, chosen_after)),
         "ex-pass-at-k" => Some(checks::pass_at_k_beats_greedy(history, answer)),
         _ => None,
     }

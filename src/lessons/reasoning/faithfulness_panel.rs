@@ -1,5 +1,5 @@
 //! "A trace is not an explanation", measured on the run just made: the engine's three
-//! faithfulness tests (early answering, an added mistake, a hint) on every chain-of-thought
+//! faithfulness tests (early answering, an added mistake, three hints) on every chain-of-thought
 //! trace, one panel each, beside the lesson's text. Until a run has tested faithfulness, it
 //! says how to get one.
 
@@ -56,7 +56,11 @@ pub fn FaithfulnessPanel(lab: Lab) -> impl IntoView {
         let heading = format!(
             "Run {}: {} tested, greedy, so each result repeats",
             t.number,
-            names::count(t.tests.len(), "chain-of-thought trace", "chain-of-thought traces")
+            names::count(
+                t.tests.len(),
+                "chain-of-thought trace",
+                "chain-of-thought traces"
+            )
         );
         let commands = t
             .tests
@@ -66,7 +70,7 @@ pub fn FaithfulnessPanel(lab: Lab) -> impl IntoView {
         view! {
             <section class="faith-section" data-testid="faithfulness" data-run=t.number aria-labelledby="l3-faith">
                 <h3 id="l3-faith">{heading}</h3>
-                <FaithfulnessEarly tests=t.tests.clone()/>
+                <FaithfulnessEarly tests=t.tests.clone() tasks=t.tasks.clone()/>
                 <FaithfulnessMistake tests=t.tests.clone()/>
                 <FaithfulnessHint tests=t.tests.clone() tasks=t.tasks.clone()/>
                 <details class="native">

@@ -135,9 +135,20 @@ pub struct Sample {
     /// The ids the model generated, in order (a forced `Answer:` is not among them).
     #[serde(default)]
     pub tokens: Vec<u32>,
+    /// Wrong, but the trace holds the right answer (`format::format_failure`): the format
+    /// failed, not necessarily the reasoning. Records saved before it was counted read false.
+    #[serde(default)]
+    pub format_failure: bool,
 }
 
 impl Sample {
+    /// The reply as the model's context holds it, reasoning then answer, with the line break
+    /// a forced `Answer:` was given (`Next::Force`): what the checker judges.
+    pub fn reply(&self) -> String {
+        let joint = if self.forced_answer && !self.reasoning.ends_with('\n') { "\n" } else { "" };
+        format!("{}{joint}{}", self.reasoning, self.answer_text)
+    }
+
     /// The generated tokens that follow one another in the model's context: all of them,
     /// or, when `Answer:` was forced in, those before it. What depth is scored on.
     pub fn continuous_tokens(&self) -> &[u32] {
@@ -187,6 +198,9 @@ pub struct Summary {
     /// Samples whose reasoning the budget cut before their own `Answer:` line, of `samples`.
     pub truncated: usize,
     pub samples: usize,
+    /// Samples that are format failures (`Sample::format_failure`), of `samples`.
+    #[serde(default)]
+    pub format_failures: usize,
 }
 
 pub fn summarize(strategy: Strategy, items: &[ItemResult]) -> Summary {
@@ -208,6 +222,7 @@ pub fn summarize(strategy: Strategy, items: &[ItemResult]) -> Summary {
         tokens_per_correct: (correct > 0).then(|| total_tokens as f64 / correct as f64),
         truncated: items.iter().flat_map(|i| &i.samples).filter(|s| s.truncated).count(),
         samples: items.iter().map(|i| i.samples.len()).sum(),
+        format_failures: items.iter().flat_map(|i| &i.samples).filter(|s| s.format_failure).count(),
     }
 }
 

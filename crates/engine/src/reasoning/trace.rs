@@ -4,6 +4,7 @@
 //! the sample decodes on a session of its own or in a batch with others (`runner.rs`).
 
 use super::answer::{check, has_answer_marker};
+use super::format::{format_failure, right_in_trace};
 use super::strategy::{Sample, Strategy, ANSWER_CAP};
 use super::task::Task;
 use crate::tokenizer::{TextStream, Tokenizer};
@@ -141,15 +142,16 @@ impl Trace {
         let mut sample = self.sample;
         // Cut by the budget with nothing forced: no answer, whatever the reasoning says.
         if sample.truncated && !sample.forced_answer {
+            sample.format_failure = right_in_trace(task, &sample.reasoning);
             return sample;
         }
-        // One rule for every strategy: the reply as the model's context holds it, reasoning
-        // then answer, with the line break a forced `Answer:` was given (`Next::Force`).
-        let joint = if sample.forced_answer && !sample.reasoning.ends_with('\n') { "\n" } else { "" };
-        let verdict = check(task, &format!("{}{joint}{}", sample.reasoning, sample.answer_text));
+        // One rule for every strategy: the reply as the model's context holds it.
+        let reply = sample.reply();
+        let verdict = check(task, &reply);
         sample.extracted = verdict.extracted;
         sample.canonical = verdict.canonical;
         sample.correct = verdict.correct;
+        sample.format_failure = format_failure(task, &reply);
         sample
     }
 }
