@@ -47,7 +47,7 @@ LAYERS = {
         ["gguf", "memory", "allocator"],
         ["error", "chi_square"],
     ],
-    "cli": [["main"], ["text", "bench", "reason", "probe", "distribution", "faithfulness", "info", "depth"], ["model"], ["cli"]],
+    "cli": [["main"], ["text", "bench", "reason", "probe", "distribution", "faithfulness", "info", "depth", "simulate_serving"], ["model"], ["cli"]],
 }
 
 

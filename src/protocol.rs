@@ -115,6 +115,10 @@ pub enum Request {
     /// Times one forward pass over each of `sizes` tokens at one position, the median of
     /// `rounds`. Answered by `StagePass`… then `StagePassesDone`.
     StagePassCost { sizes: Vec<usize>, rounds: usize },
+    /// Times one forward pass over `tokens` tokens with `position` tokens cached, the median
+    /// of `rounds` (the serving simulator's attention cost per position). Answered by
+    /// `StagePass`, then `StagePassesDone`.
+    StagePassAt { tokens: usize, position: usize, rounds: usize },
     /// One pass taken apart: a prefill of `tokens` tokens of the lesson's text, then the
     /// decode step after it, each timed part by part. Answered by `StagePassParts`.
     StagePassParts { tokens: usize },

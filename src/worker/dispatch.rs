@@ -104,6 +104,7 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
         Request::StagePassCost { sizes, rounds } => {
             lesson_two_inside::pass_cost(id, &sizes, rounds).await
         }
+        Request::StagePassAt { tokens, position, rounds } => lesson_two_inside::pass_at(id, tokens, position, rounds).await,
         Request::StagePassParts { tokens } => lesson_two_inside::pass_parts(id, tokens),
         // Benchmark
         Request::BenchGenerate {

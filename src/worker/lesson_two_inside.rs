@@ -137,6 +137,30 @@ pub async fn pass_cost(id: u32, sizes: &[usize], rounds: usize) -> Result<Respon
     })
 }
 
+/// The most tokens cached before a `pass_at` (its prefill is a second or two in a browser).
+pub const MAX_PASS_AT: usize = 2048;
+
+/// One pass over `tokens` tokens with `position` tokens of the lesson's text cached.
+pub async fn pass_at(id: u32, tokens: usize, position: usize, rounds: usize) -> Result<Response, String> {
+    if !(1..=MAX_PASS).contains(&tokens) || !(1..=MAX_PASS_AT).contains(&position) {
+        return Err(format!("A pass of {tokens} tokens at position {position}: the size must be 1 to {MAX_PASS}, the position 1 to {MAX_PASS_AT}."));
+    }
+    if !(1..=20).contains(&rounds) {
+        return Err("rounds must be 1 to 20.".into());
+    }
+    let model = state::with(|s| s.take(id).map(|session| session.model().clone()))?;
+    let text = filler(&model, position + tokens)?;
+    let mut bench = PassBench::new(&model, text, position).map_err(|e| e.to_string())?;
+    yield_now().await;
+    let kv_bytes_per_position = bench.kv_bytes_per_position();
+    if state::with(|s| s.owned(id).is_none()) {
+        return Ok(Response::StagePassesDone { cancelled: true, kv_bytes_per_position });
+    }
+    let ms = bench.median_ms(&model, tokens, rounds, &performance_now).map_err(|e| e.to_string())?;
+    post(id, Response::StagePass { tokens, position, ms });
+    Ok(Response::StagePassesDone { cancelled: false, kv_bytes_per_position })
+}
+
 /// The longest prompt a pass drawing times (a second or two of prefill in a browser).
 pub const MAX_PARTS_PROMPT: usize = 1024;
 

@@ -1,8 +1,9 @@
 // Lesson 2's labs on systems, on the built site against the real model: the learner's own
 // run labelled and checked against the engine's events; one forward pass drawn part by part
 // from a real timed pass; and the serving simulator, which measures this device's passes and
-// cache (counting the pass sizes timed as it goes), runs on them, answers every control
-// change, refuses inputs it cannot simulate with their range and is reachable by keyboard.
+// cache (counting the passes timed as it goes), runs on them, writes its three results from
+// the run's numbers, answers every control change, refuses inputs it cannot simulate with
+// their range and is reachable by keyboard.
 // None widens the page at 390 px. Only relations between figures of one run are asserted,
 // never absolute times (the machine is shared).
 import assert from "node:assert/strict";
@@ -149,13 +150,13 @@ test("the serving simulator runs on this device's measured passes and cache", { 
   const progress = await page.evaluate(() => window.servingProgress);
   assert.equal(progress[0]?.done, "0", `a bar from the start: ${JSON.stringify(progress)}`);
   for (const [i, p] of progress.entries()) {
-    assert.equal(p.text, `${p.done} of 6 pass sizes timed`);
+    assert.equal(p.text, `${p.done} of 7 passes timed`);
     assert.equal(p.value, Number(p.done));
-    assert.equal(p.max, 6);
+    assert.equal(p.max, 7);
     if (i > 0) assert.ok(Number(p.done) > Number(progress[i - 1].done), "it only counts up");
   }
-  assert.ok(Number(progress.at(-1).done) >= 5 && progress.length >= 4, `it counted the sizes as they were timed: ${JSON.stringify(progress)}`);
-  assert.equal(await page.$(id("serving-progress")), null, "and it is gone when every size is timed");
+  assert.ok(Number(progress.at(-1).done) >= 6 && progress.length >= 4, `it counted the passes as they were timed: ${JSON.stringify(progress)}`);
+  assert.equal(await page.$(id("serving-progress")), null, "and it is gone when every pass is timed");
   await page.waitForSelector(id("serving-compare"));
   const inputs = await page.textContent(id("serving-inputs"));
   // The pass times listed are the ones measured now, for the six sizes.
@@ -163,12 +164,18 @@ test("the serving simulator runs on this device's measured passes and cache", { 
   assert.deepEqual(times.map(([n]) => n), [1, 2, 4, 8, 16, 32]);
   assert.ok(times.every(([, ms]) => ms > 0));
   assert.ok(times[5][1] > times[0][1], "32 tokens take longer than one");
+  assert.match(inputs, /the 16-token pass with 1,024 cached: [\d.]+ m?s/);
+  assert.match(inputs, /plus [\d.]+ µs per token per cached position/);
   assert.match(inputs, new RegExp(`Measured: ${KV_BYTES_PER_POSITION} bytes of keys and values per position`));
-  for (const readout of ["serving-ttft", "serving-ttft-p95", "serving-user-tps", "serving-total-tps", "serving-peak"]) {
+  for (const readout of ["serving-ttft", "serving-ttft-p95", "serving-gap-p50", "serving-gap-p95", "serving-gap-max", "serving-total-tps", "serving-peak", "serving-peak-used", "serving-peak-batch"]) {
     assert.ok((await value(readout)) > 0, `${readout} has a positive data-value`);
   }
   assert.ok((await value("serving-ttft-p95")) >= (await value("serving-ttft")));
-  assert.ok((await value("serving-peak")) <= 100e6, "the cache in use stays within the 100 MB budget");
+  assert.ok((await value("serving-gap-p50")) <= (await value("serving-gap-p95")));
+  assert.ok((await value("serving-gap-p95")) <= (await value("serving-gap-max")));
+  assert.ok((await value("serving-peak-used")) <= (await value("serving-peak")), "in use never exceeds reserved");
+  assert.ok((await value("serving-peak")) <= 100e6, "the cache reserved stays within the 100 MB budget");
+  assert.ok((await page.$$(`${id("serving-memory-chart")} path, ${id("serving-memory-chart")} polyline`)).length > 0, "memory over time is drawn");
   assert.equal((await page.textContent(id("serving-sim"))).match(/simulated/gi)?.length > 1, true, "the results say they are simulated");
   // The table compares the same arrivals under each change; continuous batching, as set,
   // is never slower in total than static.
@@ -177,19 +184,58 @@ test("the serving simulator runs on this device's measured passes and cache", { 
   assert.equal(await value("serving-communication"), 0, "one device sends nothing");
 });
 
+/** The numbers of a sentence, in order (thousands separators dropped). */
+const numbers = (text) => [...text.replaceAll(",", "").matchAll(/\d+(\.\d+)?/g)].map(([n]) => Number(n));
+const seconds = (text) => [...text.replaceAll(",", "").matchAll(/([\d.]+) (ms|s)\b/g)].map(([, n, unit]) => Number(n) * (unit === "s" ? 1000 : 1));
+
+test("the three results are written from their run's numbers, each with its inputs", { timeout: MINUTE }, async () => {
+  const sentence = (key) => page.textContent(id(`serving-finding-${key}-sentence`));
+  const paging = await sentence("paging");
+  const [pagedBatch, contiguousBatch, pagedTps, contiguousTps] = numbers(paging);
+  assert.match(paging, /^Simulated: in the same memory, paged blocks ran up to \d+ requests at once against \d+ with contiguous reservation/);
+  const held = pagedBatch > contiguousBatch && pagedTps > contiguousTps;
+  assert.match(paging, held ? /Paging sustained the larger batch/ : /did not sustain/, paging);
+  const chunking = await sentence("chunking");
+  const [wholeGap, chunkedGap, , , wholeTtft, chunkedTtft] = seconds(chunking);
+  assert.match(chunking, chunkedGap < wholeGap ? /chunks of 256 tokens cut the 95th-percentile gap/ : /did not cut/, chunking);
+  assert.ok(wholeTtft > 0 && chunkedTtft > 0, chunking);
+  const batching = await sentence("batching");
+  const [continuousTps, staticTps] = numbers(batching);
+  assert.match(batching, continuousTps > staticTps ? /a static batch waits for its longest answer/ : /did as well/, batching);
+  assert.match(await page.textContent(id("serving-finding-paging")), /Inputs: 60 requests at once.*blocks of 16 positions/);
+  // The block size and the chunk are the learner's: the results follow them.
+  await setInput(page, "serving-chunk", 64);
+  await shows("serving-finding-chunking-sentence", /chunks of 64 tokens/);
+  await setInput(page, "serving-chunk", 256);
+  await setInput(page, "serving-block-size", 32);
+  await shows("serving-finding-paging", /blocks of 32 positions/);
+  await setInput(page, "serving-block-size", 16);
+});
+
 test("every control changes the simulation; twice the bytes per position in twice the memory is the same server", { timeout: 2 * MINUTE }, async () => {
   let ttft = await value("serving-ttft");
   await setInput(page, "serving-per-minute", 600);
   ttft = await changed(ttft);
-  const [busyTtft, busyWaited] = [ttft, await value("serving-waited")];
+  const [busyTtft, busyBatch] = [ttft, await value("serving-peak-batch")];
   // Twice the KV bytes per position: the same 100 MB holds half the positions.
   await setInput(page, "serving-kv-scale", 2);
   ttft = await changed(ttft);
-  assert.ok((await value("serving-waited")) > busyWaited, "a larger cache entry makes more requests wait for memory");
-  await page.click(id("serving-larger-cache"));
+  assert.ok((await value("serving-peak-batch")) < busyBatch, "a larger cache entry fits fewer requests at once");
+  await setInput(page, "serving-memory", 200);
   ttft = await changed(ttft);
   assert.equal(ttft, busyTtft, "twice the bytes in twice the memory: the same simulation");
-  assert.equal(await value("serving-waited"), busyWaited);
+  assert.equal(await value("serving-peak-batch"), busyBatch);
+  await setInput(page, "serving-memory", 100);
+  ttft = await changed(ttft);
+  await setInput(page, "serving-kv-scale", 1);
+  ttft = await changed(ttft);
+  assert.equal(ttft, busyTtft, "back to the busy server");
+  await page.click(id("serving-paged"));
+  ttft = await changed(ttft);
+  await shows("serving-compare", /Contiguous reservation instead/);
+  await shows("serving-inputs", /paged in blocks of 16 positions/);
+  await page.click(id("serving-paged"));
+  ttft = await changed(ttft);
   await page.click(id("serving-context-parallel"));
   ttft = await changed(ttft);
   assert.ok((await value("serving-communication")) > 0, "splitting the prefill sends keys and values");

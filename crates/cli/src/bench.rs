@@ -22,7 +22,7 @@ const BENCH_TOKENS: usize = 128;
 
 /// The bench prompt's tokens, through the chat template with the default system prompt; for a
 /// base model (no chat template, Gemma 3 270M), the text as it is, after its BOS.
-fn bench_ids(model: &Model) -> Result<Vec<u32>, String> {
+pub fn bench_ids(model: &Model) -> Result<Vec<u32>, String> {
     let raw = !model.has_chat_template();
     prompt_tokens(&model.tokenizer, BENCH_PROMPT, raw, SystemPrompt::Default).map_err(|e| e.to_string())
 }

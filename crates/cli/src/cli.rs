@@ -124,6 +124,10 @@ pub enum Command {
     /// the reply's deep-thinking ratio. Scores --reply as if the model had written it, or a
     /// greedy reply of up to --max-tokens.
     Depth(Depth),
+    /// A simulated server (Lesson 2's serving simulator): requests from --workload or drawn,
+    /// the server's memory and scheduling, pass costs given or --measured; prints every
+    /// request's token times and the summary.
+    SimulateServing(SimulateServing),
 }
 
 fn decode_loop(s: &str) -> Result<engine::quant::choice::DecodeLoop, String> {
@@ -373,4 +377,88 @@ pub fn one_line(e: &clap::Error) -> String {
         .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .collect();
     lines.join("; ").trim_start_matches("error: ").to_string()
+}
+
+/// `simulate-serving`'s arguments (run in simulate_serving.rs; the engine checks the ranges
+/// and names them). Negative numbers are values here (to be refused with a reason).
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct SimulateServing {
+    /// A JSON list of requests, each {"arrival_ms", "prompt_tokens", "answer_tokens",
+    /// "max_tokens"}, in order of arrival. Without it, one is drawn (--requests, --rate, --seed).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["requests", "rate", "seed", "prompt_min", "prompt_max", "answer_min", "answer_max", "max_tokens"])]
+    pub workload: Option<PathBuf>,
+    /// Requests drawn, 1 to 2000.
+    #[arg(long, default_value_t = 100)]
+    pub requests: usize,
+    /// Mean arrivals per second (exponential gaps), above 0 and at most 1000.
+    #[arg(long, default_value_t = 2.0)]
+    pub rate: f64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Drawn prompts: uniform from --prompt-min to --prompt-max tokens (1 to 8192).
+    #[arg(long, default_value_t = 50)]
+    pub prompt_min: usize,
+    #[arg(long, default_value_t = 2000)]
+    pub prompt_max: usize,
+    /// Drawn answers: uniform from --answer-min to --answer-max tokens, within --max-tokens.
+    #[arg(long, default_value_t = 10)]
+    pub answer_min: usize,
+    #[arg(long, default_value_t = 400)]
+    pub answer_max: usize,
+    /// The most tokens every drawn request asks for, 1 to 4096.
+    #[arg(long, default_value_t = 1024)]
+    pub max_tokens: usize,
+    /// Memory for the KV cache, in MB (10^6 bytes).
+    #[arg(long, default_value_t = 1000.0)]
+    pub memory_mb: f64,
+    /// Bytes one cached position takes. Without it, --measured reads the model's cache's.
+    #[arg(long, required_unless_present = "measured")]
+    pub kv_bytes_per_token: Option<f64>,
+    /// Most requests in one batch, 1 to 256.
+    #[arg(long, default_value_t = 32)]
+    pub batch_limit: usize,
+    #[arg(long, value_enum, default_value_t = ServingMode::Contiguous)]
+    pub mode: ServingMode,
+    /// Positions per block, 1 to 1024 (paged mode only; 16 if not given).
+    #[arg(long)]
+    pub block_size: Option<usize>,
+    /// Most prompt tokens computed in one pass, 0 for none (a prompt in one pass).
+    #[arg(long, default_value_t = 0)]
+    pub chunk: usize,
+    #[arg(long, value_enum, default_value_t = Batching::Continuous)]
+    pub batching: Batching,
+    /// Devices a prompt's computation is split over (context parallelism), 1 to 64.
+    #[arg(long, default_value_t = 1)]
+    pub cp: usize,
+    /// With --cp: milliseconds one ring step takes per 1,000 positions sent.
+    #[arg(long, default_value_t = 0.0)]
+    pub link_ms: f64,
+    /// With --cp: the ring exchange overlaps the computation (without it, it follows it).
+    #[arg(long)]
+    pub overlap: bool,
+    /// Time this machine's passes with --model instead of giving the costs.
+    #[arg(long, conflicts_with_all = ["pass_ms", "token_ms", "position_us"])]
+    pub measured: bool,
+    /// Milliseconds every pass costs whatever its size (reading the weights); 0 if not given.
+    #[arg(long)]
+    pub pass_ms: Option<f64>,
+    /// Milliseconds per token in a pass, attention aside.
+    #[arg(long, required_unless_present = "measured")]
+    pub token_ms: Option<f64>,
+    /// Microseconds per token per cached position it attends to.
+    #[arg(long, required_unless_present = "measured")]
+    pub position_us: Option<f64>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ServingMode {
+    Contiguous,
+    Paged,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Batching {
+    Static,
+    Continuous,
 }

@@ -10,6 +10,7 @@ mod info;
 mod model;
 mod probe;
 mod reason;
+mod simulate_serving;
 mod text;
 
 use clap::error::ErrorKind;
@@ -66,6 +67,7 @@ fn run(cli: Cli) -> Result<Value, String> {
         Command::Distribution(d) => distribution::run(model, &d),
         Command::Faithfulness(f) => faithfulness::faithfulness(model, &f),
         Command::Depth(d) => depth::depth(model, &d),
+        Command::SimulateServing(s) => simulate_serving::run(model, &s),
     }
 }
 

@@ -22,6 +22,7 @@ pub mod readout;
 pub mod reuse_panel;
 pub mod run;
 pub mod saved_measurements;
+pub mod serving_findings;
 pub mod serving_inputs;
 pub mod serving_panel;
 pub mod serving_results;

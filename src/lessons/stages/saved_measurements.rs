@@ -227,7 +227,7 @@ impl Measurement {
                 if sizes.is_empty() || sizes[0] == 0 || !sizes.windows(2).all(|w| w[0] < w[1]) {
                     return Err(format!("Its pass sizes ({sizes:?}) are not the simulator's, smallest first."));
                 }
-                if !costs.pass_ms.iter().all(|p| measured(p.1)) || !measured(costs.kv_bytes_per_position) {
+                if !costs.pass_ms.iter().all(|p| measured(p.1)) || !measured(costs.kv_bytes_per_position) || !costs.far_pass_ms.is_none_or(measured) {
                     return Err("A time or a size in it is not a measured one.".into());
                 }
             }
@@ -411,7 +411,7 @@ mod tests {
         let saved = super::record(&cache_off, None);
         assert_eq!(read(&saved), Ok(cache_off));
         assert_eq!(saved.title, "KV cache off: 2 tokens after 0 prompt tokens in 35.0 ms");
-        let costs = |pass_ms: Vec<(usize, f64)>| Measurement::Serving { costs: MeasuredCosts { pass_ms, kv_bytes_per_position: 46_080.0 } };
+        let costs = |pass_ms: Vec<(usize, f64)>| Measurement::Serving { costs: MeasuredCosts { pass_ms, kv_bytes_per_position: 46_080.0, far_pass_ms: Some(30.0) } };
         let serving = costs(vec![(1, 20.0), (2, 21.5)]);
         let saved = super::record(&serving, None);
         assert_eq!(read(&saved), Ok(serving));
