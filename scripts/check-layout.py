@@ -29,7 +29,7 @@ LAYERS = {
         ["app", "main", "bin", "engine_in_browser"],
         ["pages", "lessons", "playground"],
         ["ui"],
-        ["routes", "bridge", "threads", "arithmetic", "model_choice"],
+        ["routes", "bridge", "threads", "arithmetic", "kernel_choices", "model_choice"],
         ["markdown", "worker"],
         ["content", "protocol", "model_file", "digits"],
         ["lib"],

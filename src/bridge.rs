@@ -5,9 +5,10 @@
 //! on its way (`choice`): a built-in one, or a file from the learner's device.
 
 use crate::arithmetic::{self, Arithmetic};
+use crate::kernel_choices;
 use crate::model_choice::{self, Choice};
 use crate::model_file::BuiltIn;
-use crate::protocol::{Envelope, FileFacts, ModelInfo, Request, Response};
+use crate::protocol::{Envelope, FileFacts, Kernels, ModelInfo, Request, Response};
 use crate::threads::{self, Threads};
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -79,6 +80,8 @@ pub struct Bridge {
     threads: RwSignal<Threads>,
     /// Exact or integer arithmetic for the loaded model.
     arithmetic: RwSignal<Arithmetic>,
+    /// Decode's loops for the loaded model at the current thread count.
+    kernels: RwSignal<Option<Kernels>>,
     /// The prompt being computed, while a request's prefill takes more than one slice.
     prefill: RwSignal<Option<Prefill>>,
     /// Why the multi-threaded worker is not to be started again (it failed to start).
@@ -103,6 +106,7 @@ impl Bridge {
             notice: RwSignal::new(None),
             threads: RwSignal::new(Threads::starting(None)),
             arithmetic: RwSignal::new(Arithmetic::default()),
+            kernels: RwSignal::new(None),
             prefill: RwSignal::new(None),
             single: StoredValue::new(None),
             choice: RwSignal::new(Choice::BuiltIn(model_choice::last_built_in())),
@@ -186,12 +190,30 @@ impl Bridge {
 
     /// `set_threads` for now only (Lesson 2 measures each count, then sets the learner's back).
     pub fn use_threads(&self, n: usize) {
-        let state = self.threads;
-        self.send(Request::SetThreads { threads: n }, move |response| {
-            if let Response::Threads { threads, max } = response {
+        let (state, bridge) = (self.threads, *self);
+        let request = Request::SetThreads { threads: n, kernels: kernel_choices::stored() };
+        self.send(request, move |response| {
+            if let Response::Threads { threads, max, kernels } = response {
                 state.update(|t| (t.using, t.max) = (threads, max));
+                if kernels.is_some() {
+                    bridge.keep_kernels(kernels);
+                }
             }
         });
+    }
+
+    /// Decode's loops for the loaded model at the current thread count: how they were chosen,
+    /// with the timings when timed.
+    pub fn kernels(&self) -> Signal<Option<Kernels>> {
+        self.kernels.into()
+    }
+
+    /// Shows `kernels` and keeps the choice for the next load of this model at this count.
+    fn keep_kernels(&self, kernels: Option<Kernels>) {
+        if let Some(k) = &kernels {
+            kernel_choices::remember(&k.choice);
+        }
+        self.kernels.set(kernels);
     }
 
     pub fn arithmetic(&self) -> Signal<Arithmetic> {
@@ -272,6 +294,7 @@ impl Bridge {
         let request = Request::LoadModel {
             url: model.url.into(),
             sha256: model.sha256.into(),
+            kernels: kernel_choices::stored(),
         };
         self.load(Choice::BuiltIn(model), None, request);
     }
@@ -280,7 +303,7 @@ impl Bridge {
     pub fn load_file(&self, file: web_sys::File) {
         let choice = Choice::Device { file_name: file.name() };
         let bytes = file.size() as u64;
-        self.load(choice, Some(bytes), Request::LoadFile { file: file.into() });
+        self.load(choice, Some(bytes), Request::LoadFile { file: file.into(), kernels: kernel_choices::stored() });
     }
 
     /// Reads the header of a GGUF file on the learner's device; nothing is loaded.
@@ -371,6 +394,7 @@ impl Bridge {
             Response::ModelReady { info } => {
                 previous.set_value(None);
                 model_choice::remember(&chosen.get_untracked());
+                bridge.keep_kernels(Some(info.kernels.clone()));
                 status.set(ModelStatus::Ready(info));
                 // A new model starts exact: the learner's choice is applied (and measured) again.
                 bridge.arithmetic.set(Arithmetic::default());

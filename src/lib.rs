@@ -16,6 +16,8 @@ pub mod arithmetic;
 #[cfg(target_arch = "wasm32")]
 pub mod bridge;
 #[cfg(target_arch = "wasm32")]
+pub mod kernel_choices;
+#[cfg(target_arch = "wasm32")]
 pub mod lessons;
 #[cfg(target_arch = "wasm32")]
 pub mod markdown;

@@ -3,6 +3,7 @@
 //! same id. Lessons grow the protocol by adding variants here, and nowhere else.
 
 pub use engine::probe::integer::IntegerDeviation;
+pub use engine::quant::choice::KernelChoice;
 use engine::speculative::Draft;
 use engine::{Config, Exchange, Message, SamplerSettings, Stage, StopReason};
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,14 @@ pub struct Envelope<T> {
 pub enum Request {
     /// Fetch the GGUF from the page's own origin (or the worker's Cache API), check its
     /// SHA-256 and load it. Answered by `Progress`…, then `ModelReady` or `Error`.
-    LoadModel { url: String, sha256: String },
+    /// `kernels`: the decode-loop choices the page kept from earlier loads (`Kernels`; a host
+    /// that keeps none, such as the benchmark harness, sends none).
+    LoadModel {
+        url: String,
+        sha256: String,
+        #[serde(default)]
+        kernels: Vec<KernelChoice>,
+    },
     /// Read the header of a GGUF file the learner chose on their device (a `File`, passed
     /// through as it is: structured clone hands the worker a handle, not the bytes). Nothing
     /// is loaded. Answered by `FileFacts` or `Error` (a file that cannot be read).
@@ -32,12 +40,19 @@ pub enum Request {
     LoadFile {
         #[serde(with = "serde_wasm_bindgen::preserve")]
         file: wasm_bindgen::JsValue,
+        #[serde(default)]
+        kernels: Vec<KernelChoice>,
     },
     /// Forget the cached model file. Answered by `CacheCleared`.
     ClearCache,
     /// Split each forward pass over `threads` threads (clamped to what the worker has: 1 in
-    /// the single-threaded worker). Answered by `Threads`.
-    SetThreads { threads: usize },
+    /// the single-threaded worker), and choose decode's loops again for that count, reusing
+    /// one of `kernels` that fits (`Kernels`). Answered by `Threads`.
+    SetThreads {
+        threads: usize,
+        #[serde(default)]
+        kernels: Vec<KernelChoice>,
+    },
     /// Decode with the engine's opt-in integer arithmetic (`on`), or exactly (the default,
     /// and what every new model starts with). Switching it on first measures what it changes
     /// on the loaded model (`engine::probe::integer`). Answered by `IntegerActivations`, or
@@ -188,6 +203,18 @@ pub struct ModelInfo {
     /// The share of a decode step's weights the opt-in integer arithmetic covers (0 to 1).
     #[serde(default)]
     pub integer_share: f64,
+    /// Decode's loops for this model at the thread count of the load.
+    pub kernels: Kernels,
+}
+
+/// Decode's matrix-vector loop for each block family of the loaded model, at the current
+/// thread count (`engine::quant::choice`): timed on this device when the page held no
+/// choice for this model and count, else the page's stored choice reused untimed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Kernels {
+    pub choice: KernelChoice,
+    /// Timed now (true), or a stored choice reused (false).
+    pub measured_now: bool,
 }
 
 /// What a GGUF file on the learner's device holds, read from its header before loading it
@@ -276,8 +303,9 @@ pub enum Response {
     /// The prompt's tokens computed so far (`done` of `total`), after each prefill slice of a
     /// prompt longer than one slice. The bridge shows it (`Bridge::prefill`); handlers never see it.
     Prefill { done: usize, total: usize },
-    /// The threads each pass now splits over, and the most this worker offers.
-    Threads { threads: usize, max: usize },
+    /// The threads each pass now splits over, the most this worker offers, and decode's
+    /// loops for that count (none before a model is loaded).
+    Threads { threads: usize, max: usize, kernels: Option<Kernels> },
     /// Whether decode now uses the integer arithmetic; when switched on, its measurement.
     IntegerActivations {
         on: bool,

@@ -6,6 +6,7 @@ pub mod chat;
 pub mod controls;
 pub mod conversation;
 pub mod engine_arithmetic;
+pub mod engine_kernels;
 pub mod engine_threads;
 pub mod follow;
 pub mod link;

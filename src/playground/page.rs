@@ -7,6 +7,7 @@
 use super::chat::Chat;
 use super::controls::SamplerControls;
 use super::engine_arithmetic::EngineArithmetic;
+use super::engine_kernels::EngineKernels;
 use super::engine_threads::EngineThreads;
 use super::follow::keep_newest_in_view;
 use super::link::{from_link, to_link, Setup};
@@ -218,6 +219,7 @@ pub fn Playground() -> impl IntoView {
                     <SamplerControls settings=chat.settings max_tokens=chat.max_tokens stop=chat.stop/>
                     <EngineThreads/>
                     <EngineArithmetic/>
+                    <EngineKernels/>
                 </details>
             </form>
             <SaveLoad/>

@@ -2,7 +2,7 @@
 //! request, so the page always hears back and the worker keeps serving.
 
 use super::{
-    bench_batch::bench_batch, generate, integer_activations, lesson_one, lesson_three, lesson_two, lesson_two_inside,
+    bench_batch::bench_batch, generate, integer_activations, kernels, lesson_one, lesson_three, lesson_two, lesson_two_inside,
     load_model, post::post, state,
 };
 use crate::protocol::{Envelope, Request, Response, Turn};
@@ -41,13 +41,14 @@ pub fn on_message(event: web_sys::MessageEvent) {
 
 async fn handle(id: u32, request: Request) -> Result<Response, String> {
     match request {
-        Request::LoadModel { url, sha256 } => load_model::load_model(id, &url, &sha256).await,
+        Request::LoadModel { url, sha256, kernels } => load_model::load_model(id, &url, &sha256, &kernels).await,
         Request::InspectFile { file } => load_model::inspect_file(file),
-        Request::LoadFile { file } => load_model::load_file(file),
+        Request::LoadFile { file, kernels } => load_model::load_file(file, &kernels),
         Request::ClearCache => load_model::clear_cache().await,
-        Request::SetThreads { threads } => Ok(Response::Threads {
+        Request::SetThreads { threads, kernels: stored } => Ok(Response::Threads {
             threads: engine::parallel::set_threads(threads),
             max: engine::parallel::max_threads(),
+            kernels: kernels::choose_for_loaded(&stored),
         }),
         Request::SetIntegerActivations { on } => integer_activations::set(on),
         Request::Generate {

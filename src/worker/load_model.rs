@@ -7,9 +7,10 @@
 //! then loaded where it lies, in slices (`load_file`); it is never copied whole.
 
 use super::js_file::{js_error, sha256_hex, JsBytes, JsReader};
+use super::kernels::{self, ModelId};
 use super::{post::post, state};
 use crate::model_file::megabytes;
-use crate::protocol::{FileFacts, ModelInfo, Response};
+use crate::protocol::{FileFacts, KernelChoice, ModelInfo, Response};
 use engine::{EngineError, Model};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -21,7 +22,7 @@ const CACHE_NAME: &str = "models-v1";
 /// Progress messages at most this often.
 const PROGRESS_MS: f64 = 100.0;
 
-pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, String> {
+pub async fn load_model(id: u32, url: &str, sha256: &str, kernels: &[KernelChoice]) -> Result<Response, String> {
     let t0 = now();
     let cache = open_cache().await?;
     let mut cached = None;
@@ -53,7 +54,8 @@ pub async fn load_model(id: u32, url: &str, sha256: &str) -> Result<Response, St
     };
     let file_bytes = u64::from(bytes.length());
     let model = Model::from_gguf_reader(&mut JsReader::new(bytes)).map_err(load_error)?;
-    Ok(install(model, file_bytes, from_cache, t0))
+    let model_id = ModelId { name: sha256.to_string(), file_bytes };
+    Ok(install(model, model_id, kernels, from_cache, t0))
 }
 
 /// The facts of a GGUF file on the learner's device, from its header alone.
@@ -63,13 +65,15 @@ pub fn inspect_file(file: JsValue) -> Result<Response, String> {
 }
 
 /// Loads a GGUF file from the learner's device, if it can be read and fits.
-pub fn load_file(file: JsValue) -> Result<Response, String> {
+pub fn load_file(file: JsValue, kernels: &[KernelChoice]) -> Result<Response, String> {
     let t0 = now();
     let blob = device_file(file)?;
     facts(&blob)?.fits()?;
     let file_bytes = blob.size() as u64;
+    // A device file is named by its name and size: the page cannot hash it without reading it whole.
+    let name = Reflect::get(&blob, &"name".into()).ok().and_then(|n| n.as_string()).unwrap_or_default();
     let model = Model::from_gguf_reader(&mut JsReader::from_blob(blob)?).map_err(load_error)?;
-    Ok(install(model, file_bytes, false, t0))
+    Ok(install(model, ModelId { name, file_bytes }, kernels, false, t0))
 }
 
 fn device_file(file: JsValue) -> Result<Blob, String> {
@@ -121,11 +125,12 @@ fn load_error(e: EngineError) -> String {
     }
 }
 
-/// Makes `model` the one every request uses, and describes it.
-fn install(model: Model, file_bytes: u64, from_cache: bool, t0: f64) -> Response {
+/// Chooses decode's loops for `model`, makes it the one every request uses, and describes it.
+fn install(model: Model, id: ModelId, kernels: &[KernelChoice], from_cache: bool, t0: f64) -> Response {
+    let kernels = kernels::choose(&model, &id, kernels);
     let c = &model.config;
     let info = ModelInfo {
-        file_bytes,
+        file_bytes: id.file_bytes,
         weight_bytes: model.weight_bytes() as u64,
         layers: c.layers,
         vocab: c.vocab,
@@ -135,8 +140,9 @@ fn install(model: Model, file_bytes: u64, from_cache: bool, t0: f64) -> Response
         architecture: c.architecture.name().into(),
         chat_template: model.tokenizer.chat_template.is_some(),
         integer_share: model.integer_share(),
+        kernels,
     };
-    state::with(|s| s.set_model(model));
+    state::with(|s| s.set_model(model, id));
     Response::ModelReady { info }
 }
 

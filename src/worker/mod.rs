@@ -8,6 +8,7 @@ mod dispatch;
 mod generate;
 mod integer_activations;
 pub(crate) mod js_file;
+mod kernels;
 mod lesson_one;
 mod lesson_three;
 mod lesson_two;

@@ -2,6 +2,7 @@
 //! the session. A long task checks ownership after every yield: losing it (to `Cancel`
 //! or to a newer request) is its signal to stop.
 
+use super::kernels::ModelId;
 use crate::protocol::Response;
 use engine::{Model, Session};
 use std::cell::RefCell;
@@ -18,6 +19,8 @@ extern "C" {
 #[derive(Default)]
 pub struct State {
     session: Option<Session>,
+    /// The loaded model's name in decode-loop choices (`kernels`).
+    model_id: Option<ModelId>,
     /// The request allowed to use the session; 0 = none.
     owner: u32,
 }
@@ -44,8 +47,9 @@ pub fn page_session(model: Arc<Model>) -> Session {
 }
 
 impl State {
-    pub fn set_model(&mut self, model: Model) {
+    pub fn set_model(&mut self, model: Model, id: ModelId) {
         self.session = Some(page_session(Arc::new(model)));
+        self.model_id = Some(id);
         self.owner = 0;
     }
 
@@ -75,6 +79,11 @@ impl State {
             .as_ref()
             .map(|s| s.model())
             .ok_or_else(|| "The model is not loaded yet.".into())
+    }
+
+    /// The loaded model and its name in decode-loop choices.
+    pub fn model_and_id(&self) -> Option<(&Model, &ModelId)> {
+        Some((&**self.session.as_ref()?.model(), self.model_id.as_ref()?))
     }
 
     /// The session, if request `id` still owns it.

@@ -64,6 +64,18 @@ test("LoadModel reports progress, then the model", { timeout: 2 * 60_000 }, asyn
   const { info } = last(responses).ModelReady;
   assert.equal(info.vocab, 49152);
   assert.equal(info.layers, 30);
+  // Decode's loops: timed at the first load, a choice handed back is reused untimed, and one
+  // made for another thread count is not (the single-threaded worker runs 1).
+  const { choice, measured_now } = info.kernels;
+  assert.equal(measured_now, true);
+  assert.equal(choice.key.model, MODEL.sha256);
+  assert.equal(choice.key.threads, 1);
+  const reused = last(await ask({ LoadModel: { ...MODEL, kernels: [choice] } })).ModelReady.info.kernels;
+  assert.deepEqual(reused, { choice, measured_now: false });
+  const elsewhere = { ...choice, key: { ...choice.key, threads: 2 } };
+  const timed = last(await ask({ LoadModel: { ...MODEL, kernels: [elsewhere] } })).ModelReady.info.kernels;
+  assert.equal(timed.measured_now, true);
+  assert.equal(timed.choice.key.threads, 1);
 });
 
 test("a wrong SHA-256 is refused with an error", { timeout: 60_000 }, async () => {

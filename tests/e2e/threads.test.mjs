@@ -121,3 +121,65 @@ test("no headers from the host: the service worker isolates the page after exact
     await session.close();
   }
 });
+
+/** The playground's decode-loop choice, once the worker has made one: { measured, threads, families: [{ family, chosen, default, best: {loop: ms}, noise }] }. */
+async function kernels(page, threads) {
+  await page.waitForFunction((t) => document.querySelector("[data-testid=kernels]")?.dataset.threads === String(t), threads, { timeout: MINUTE });
+  return page.$eval("[data-testid=kernels]", (k) => ({
+    measured: k.dataset.measured,
+    threads: Number(k.dataset.threads),
+    families: [...k.querySelectorAll("[data-testid=kernels-family]")].map((r) => ({
+      family: r.dataset.family,
+      chosen: r.dataset.chosen,
+      default: r.dataset.default,
+      noise: Number(r.dataset.noise),
+      best: Object.fromEntries(r.dataset.bestMs.split(",").map((p) => p.split(":")).map(([l, ms]) => [l, Number(ms)])),
+    })),
+  }));
+}
+
+const storedChoices = (page) => page.evaluate(() => JSON.parse(localStorage.getItem("engine-kernel-choices") ?? "[]"));
+
+test("decode's loops are timed at load, kept in the browser, reused on the next load and timed again for a new thread count", { timeout: 6 * MINUTE }, async () => {
+  const session = await openSession();
+  try {
+    const { page } = session;
+    await page.goto(session.url("/playground"));
+    await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+    const start = await engineThreads(page);
+    const first = await kernels(page, start.threads);
+    assert.equal(first.measured, "true", "a new browser has no stored choice: the loops are timed");
+    // The built-in SmolLM2 file: Q4_1 layers and a Q8_0 tied head.
+    assert.deepEqual(first.families.map((f) => f.family).sort(), ["Q4_1", "Q8_0"]);
+    for (const f of first.families) {
+      const loops = Object.keys(f.best);
+      assert.deepEqual(loops.sort(), ["one-row", "two-halves", "two-rows"], `${f.family}: every candidate timed`);
+      const fastest = Math.min(...Object.values(f.best));
+      // The rule of engine::quant::choice::pick: the fastest, or the default when within the rounds' spread of it.
+      const keptDefault = f.chosen === f.default && f.best[f.default] <= fastest * (1 + f.noise);
+      assert.ok(f.best[f.chosen] === fastest || keptDefault, `${f.family}: chose ${f.chosen} from ${JSON.stringify(f)}`);
+    }
+    const stored = await storedChoices(page);
+    assert.equal(stored.length, 1);
+    assert.equal(stored[0].key.threads, start.threads);
+    assert.match(stored[0].key.model, /^[0-9a-f]{64}$/, "a built-in model is named by its SHA-256");
+
+    await page.reload();
+    await page.waitForSelector(READY, { timeout: 2 * MINUTE });
+    const again = await kernels(page, start.threads);
+    assert.equal(again.measured, "false", "the stored choice is reused, not timed again");
+    assert.deepEqual(again.families.map((f) => [f.family, f.chosen]), first.families.map((f) => [f.family, f.chosen]));
+
+    if (start.max > 1) {
+      const other = start.threads === 1 ? 2 : 1;
+      await page.selectOption("[data-testid=threads-setting]", String(other));
+      assert.equal((await kernels(page, other)).measured, "true", "a new thread count is timed");
+      assert.deepEqual((await storedChoices(page)).map((c) => c.key.threads).sort(), [1, 2]);
+      await page.selectOption("[data-testid=threads-setting]", String(start.threads));
+      assert.equal((await kernels(page, start.threads)).measured, "false", "and back, the first count's choice is reused");
+    }
+    assert.deepEqual(session.consoleErrors, []);
+  } finally {
+    await session.close();
+  }
+});
