@@ -84,8 +84,7 @@ pub fn run_depth(model: &Model, tasks: &[Task], items: &[ItemResult], seed: u64)
             samples.push(json!({
                 "task": item.task_id, "strategy": item.strategy, "sample": i,
                 "tokens": d.tokens.len(), "dtr": ratio, "correct": sample.correct,
-                // `format_failure` (the right answer in the trace, not on the answer line)
-                // belongs here; its rule is the checker's (issue 37, format failures).
+                "format_failure": sample.format_failure,
             }));
             task.push(item.task_id.clone());
             correct.push(sample.correct);

@@ -745,6 +745,7 @@ fn reason_with_depth_reports_figures_that_follow_from_its_samples() {
         let item = items.iter().find(|i| i["task_id"] == s["task"]).unwrap();
         let i = s["sample"].as_u64().unwrap() as usize;
         assert_eq!(s["correct"], item["samples"][i]["correct"], "{s}");
+        assert_eq!(s["format_failure"], item["samples"][i]["format_failure"], "{s}");
         let (n, r) = (s["tokens"].as_u64().unwrap(), s["dtr"].as_f64().unwrap());
         assert!((1..=24 + 32).contains(&n) && (0.0..=1.0).contains(&r), "{s}");
         // A DTR is deep tokens over tokens.
