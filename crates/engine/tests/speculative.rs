@@ -1,5 +1,6 @@
-//! Speculative decoding is lossless: greedy output equals plain greedy output, and under
-//! sampling the first speculative token follows the target's distribution.
+//! Speculative decoding is lossless: greedy output equals plain greedy output, with or
+//! without a repetition penalty, and under sampling the speculative tokens follow the
+//! target's distribution.
 
 mod common;
 use common::*;
@@ -23,8 +24,20 @@ fn tiny_prompts() -> Vec<Vec<u32>> {
 
 #[test]
 fn greedy_speculation_equals_plain_greedy_on_the_tiny_model() {
+    for g in [SamplerSettings::greedy(), penalized_greedy()] {
+        greedy_speculation_equals_plain_greedy_on_tiny(&g);
+    }
+}
+
+/// Greedy with CTRL's repetition penalty, stronger than its 1.2: a speculation that ignored
+/// it would repeat what plain greedy avoids.
+fn penalized_greedy() -> SamplerSettings {
+    SamplerSettings { repeat_penalty: 1.3, ..SamplerSettings::greedy() }
+}
+
+fn greedy_speculation_equals_plain_greedy_on_tiny(g: &SamplerSettings) {
     let m = tiny();
-    let g = SamplerSettings::greedy();
+    let g = g.clone();
     let mut accepted_any = false;
     for prompt in tiny_prompts() {
         let mut plain = session(m.clone());
@@ -36,7 +49,7 @@ fn greedy_speculation_equals_plain_greedy_on_the_tiny_model() {
                 let mut s = session(m.clone());
                 s.start(&prompt, 0).unwrap();
                 let out = s.generate_speculative(&g, 20, draft, k, |_, _| true).unwrap();
-                assert_eq!(out.generation.tokens, want, "{draft:?} k={k} prompt {prompt:?}");
+                assert_eq!(out.generation.tokens, want, "{draft:?} k={k} prompt {prompt:?} {g:?}");
                 for (a, b) in out.generation.steps.iter().zip(&want_steps) {
                     assert!((a.model_logprob - b.model_logprob).abs() < 1e-3, "log-probabilities agree");
                 }
@@ -50,8 +63,14 @@ fn greedy_speculation_equals_plain_greedy_on_the_tiny_model() {
 
 #[test]
 fn greedy_speculation_equals_plain_greedy_on_the_real_model() {
+    for g in [SamplerSettings::greedy(), penalized_greedy()] {
+        greedy_speculation_equals_plain_greedy_on_real(&g);
+    }
+}
+
+fn greedy_speculation_equals_plain_greedy_on_real(g: &SamplerSettings) {
     let m = real();
-    let g = SamplerSettings::greedy();
+    let g = g.clone();
     for text in
         ["Repeat this list exactly: apple, banana, cherry, apple, banana, cherry", "What is the capital of France?"]
     {
@@ -63,7 +82,15 @@ fn greedy_speculation_equals_plain_greedy_on_the_real_model() {
             let mut s = session(m.clone());
             s.start(&ids, 0).unwrap();
             let out = s.generate_speculative(&g, 24, draft, k, |_, _| true).unwrap();
-            assert_eq!(out.generation.tokens, want, "{draft:?} on {text}");
+            assert_eq!(out.generation.tokens, want, "{draft:?} on {text} with {g:?}");
+            // Greedy β is 1 for each accepted draft and 0 for the first rejected one (the last
+            // cycle may stop early, at an end of turn, and is left out).
+            let whole = &out.cycles[..out.cycles.len().saturating_sub(1)];
+            for c in whole {
+                let ones = c.betas.iter().filter(|&&b| b == 1.0).count();
+                assert_eq!(ones, c.accepted, "{c:?}");
+                assert_eq!(c.betas.len(), (c.accepted + 1).min(c.drafted.len()), "{c:?}");
+            }
         }
     }
 }
@@ -113,4 +140,56 @@ fn bad_speculation_settings_are_errors() {
         .unwrap_err()
         .to_string()
         .contains("draft_layers"));
+}
+
+/// Draw counts as the page cells them: each token expected at least once on its own, every
+/// other token together; `(count, probability)` pairs covering every outcome.
+fn cells(target: &engine::Distribution, counts: &std::collections::HashMap<u32, usize>, n: usize) -> Vec<(u64, f64)> {
+    let own: Vec<&engine::sampler::Candidate> =
+        target.candidates.iter().filter(|c| c.final_prob as f64 * n as f64 >= 1.0).collect();
+    let mut cells: Vec<(u64, f64)> =
+        own.iter().map(|c| (*counts.get(&c.id).unwrap_or(&0) as u64, c.final_prob as f64)).collect();
+    let rest_count = n as u64 - cells.iter().map(|c| c.0).sum::<u64>();
+    let rest_prob = (1.0 - cells.iter().map(|c| c.1).sum::<f64>()).max(0.0);
+    cells.push((rest_count, rest_prob));
+    cells
+}
+
+#[test]
+fn the_second_speculative_token_follows_the_target_distribution_given_the_first() {
+    use engine::chi_square::{chi_square, expected_total_variation, total_variation};
+    let m = real();
+    let ids = chat_tokens(
+        &m.tokenizer,
+        &[Message::user("Repeat this list exactly: red, green, blue, red, green, blue, red, green")],
+        SystemPrompt::Default,
+    )
+    .unwrap();
+    // A penalty makes the second token depend on the history the first token joined.
+    let settings = SamplerSettings { repeat_penalty: 1.3, ..SamplerSettings::plain(1.0, 0) };
+    let mut reference = session(m.clone());
+    reference.start(&ids, 0).unwrap();
+    let top = reference.distribution(&settings).unwrap().candidates[0].id;
+    reference.start(&[ids.clone(), vec![top]].concat(), 0).unwrap();
+    let target = reference.distribution(&settings).unwrap();
+    for draft in [Draft::PromptLookup, Draft::EarlyExit { layers: 10 }] {
+        let mut s = session(m.clone());
+        let (mut counts, mut n, mut bonus) = (std::collections::HashMap::new(), 0usize, 0usize);
+        for seed in 0..400 {
+            let two = s.speculative_two_tokens(&ids, &settings, draft, 2, seed).unwrap();
+            if let (true, Some(second)) = (two.first == top, two.second) {
+                *counts.entry(second).or_insert(0usize) += 1;
+                n += 1;
+                bonus += usize::from(two.first_accepted);
+            }
+        }
+        assert!(n >= 100, "{draft:?}: only {n} trials began with the most likely token");
+        assert!(bonus > 0, "{draft:?}: no second token came from an accepted draft's cycle");
+        let cells = cells(&target, &counts, n);
+        let fit = chi_square(&cells, n as u64).expect("two or more outcomes to test");
+        assert!(fit.p_value > 0.001, "{draft:?}: {fit:?} over {n} draws, counts {counts:?}");
+        let probs: Vec<f64> = cells.iter().map(|c| c.1).collect();
+        let (tvd, chance) = (total_variation(&cells, n as u64), expected_total_variation(&probs, n as u64));
+        assert!(tvd < 2.5 * chance, "{draft:?}: distance {tvd:.3}, chance alone {chance:.3}");
+    }
 }
