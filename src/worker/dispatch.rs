@@ -3,7 +3,7 @@
 
 use super::{
     bench_batch::bench_batch, generate, integer_activations, lesson_one, lesson_three, lesson_two, lesson_two_inside,
-    load_model, post::post, state,
+    load_model, post::post, spec_draws, state,
 };
 use crate::protocol::{Envelope, Request, Response, Turn};
 use wasm_bindgen_futures::spawn_local;
@@ -93,7 +93,7 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             draft,
             draft_len,
             trials,
-        } => lesson_two::spec_draws(id, &prompt, &settings, draft, draft_len, trials).await,
+        } => spec_draws::spec_draws(id, &prompt, &settings, draft, draft_len, trials).await,
         Request::StageInspect {
             prompt,
             cache,

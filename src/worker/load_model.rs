@@ -135,6 +135,7 @@ fn install(model: Model, file_bytes: u64, from_cache: bool, t0: f64) -> Response
         architecture: c.architecture.name().into(),
         chat_template: model.tokenizer.chat_template.is_some(),
         integer_share: model.integer_share(),
+        sampling: model.sampling.clone(),
     };
     state::with(|s| s.set_model(model));
     Response::ModelReady { info }
