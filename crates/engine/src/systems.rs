@@ -9,7 +9,7 @@
 //! file's `general.sampling.*` keys) overrides several of these defaults; the notes say where.
 
 use crate::gguf::sampling::FileSampling;
-use crate::sampler::{SamplerSettings, Stage};
+use crate::sampler::{SamplerSettings, Stage, DEFAULT_ORDER};
 
 /// One of the four settings this engine has, to say which a system lacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,6 +275,28 @@ pub fn preset(id: &str) -> Result<&'static Preset, String> {
     })
 }
 
+/// The order of this engine's four stages in the file's `general.sampling.sequence`, and the
+/// stages it leaves out (which then do not run); `None` without a sequence. llama.cpp's names
+/// and aliases for them: top_k, top_p (nucleus), min_p, temperature (temp).
+fn stage_order(f: &FileSampling) -> Option<(Vec<Stage>, Vec<Stage>)> {
+    let sequence = f.sequence.as_ref()?;
+    let mut order = Vec::new();
+    for name in sequence.split(';').map(|n| n.trim().to_ascii_lowercase().replace('-', "_")) {
+        let stage = match name.as_str() {
+            "top_k" => Stage::TopK,
+            "top_p" | "nucleus" => Stage::TopP,
+            "min_p" => Stage::MinP,
+            "temperature" | "temp" => Stage::Temperature,
+            _ => continue,
+        };
+        if !order.contains(&stage) {
+            order.push(stage);
+        }
+    }
+    let missing = DEFAULT_ORDER.into_iter().filter(|s| !order.contains(s)).collect();
+    Some((order, missing))
+}
+
 /// Settings asked for on top of a preset; `None` keeps the preset's.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Overrides {
@@ -299,7 +321,7 @@ impl Preset {
         p.top_k = f.top_k.unwrap_or(p.top_k);
         p.top_p = f.top_p.unwrap_or(p.top_p);
         p.min_p = f.min_p.unwrap_or(p.min_p);
-        if let Some((mut order, missing)) = f.stage_order() {
+        if let Some((mut order, missing)) = stage_order(f) {
             for &stage in &missing {
                 match stage {
                     Stage::Temperature => p.temperature = 1.0,

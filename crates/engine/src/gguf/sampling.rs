@@ -4,7 +4,6 @@
 //! llama.cpp row. The file is untrusted: a key of the wrong type or out of range is not
 //! used, and `ignored` says which and why.
 
-use crate::sampler::Stage;
 use candle_core::quantized::gguf_file::{Content, Value};
 use serde::{Deserialize, Serialize};
 
@@ -84,28 +83,5 @@ impl FileSampling {
             }
         }
         Some(s)
-    }
-
-    /// The order of this engine's four stages in the file's sequence, and the stages it
-    /// leaves out (which then do not run); `None` without a sequence. llama.cpp's names and
-    /// aliases for them: top_k, top_p (nucleus), min_p, temperature (temp).
-    pub fn stage_order(&self) -> Option<(Vec<Stage>, Vec<Stage>)> {
-        let sequence = self.sequence.as_ref()?;
-        let mut order = Vec::new();
-        for name in sequence.split(';').map(|n| n.trim().to_ascii_lowercase().replace('-', "_")) {
-            let stage = match name.as_str() {
-                "top_k" => Stage::TopK,
-                "top_p" | "nucleus" => Stage::TopP,
-                "min_p" => Stage::MinP,
-                "temperature" | "temp" => Stage::Temperature,
-                _ => continue,
-            };
-            if !order.contains(&stage) {
-                order.push(stage);
-            }
-        }
-        let all = [Stage::Temperature, Stage::TopK, Stage::TopP, Stage::MinP];
-        let missing = all.into_iter().filter(|s| !order.contains(s)).collect();
-        Some((order, missing))
     }
 }
