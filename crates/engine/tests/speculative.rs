@@ -161,12 +161,13 @@ fn the_second_speculative_token_follows_the_target_distribution_given_the_first(
     let m = real();
     let ids = chat_tokens(
         &m.tokenizer,
-        &[Message::user("Repeat this list exactly: red, green, blue, red, green, blue, red, green")],
+        &[Message::user("What is the capital of France? Answer in one word.")],
         SystemPrompt::Default,
     )
     .unwrap();
     // A penalty makes the second token depend on the history the first token joined.
-    let settings = SamplerSettings { repeat_penalty: 1.3, ..SamplerSettings::plain(1.0, 0) };
+    // A first token that is likely (so that many starts share it) and not in the prompt.
+    let settings = SamplerSettings { repeat_penalty: 1.3, ..SamplerSettings::plain(0.8, 0) };
     let mut reference = session(m.clone());
     reference.start(&ids, 0).unwrap();
     let top = reference.distribution(&settings).unwrap().candidates[0].id;
@@ -179,7 +180,7 @@ fn the_second_speculative_token_follows_the_target_distribution_given_the_first(
     for draft in [Draft::PromptLookup, Draft::EarlyExit { layers: 10 }] {
         let mut s = session(m.clone());
         let (mut counts, mut n) = (std::collections::HashMap::new(), 0usize);
-        for seed in 0..400 {
+        for seed in 0..300 {
             let two = s.speculative_two_tokens(&ids, &settings, draft, 2, seed).unwrap();
             if let (true, Some(second)) = (two.first == top, two.second) {
                 *counts.entry(second).or_insert(0usize) += 1;
