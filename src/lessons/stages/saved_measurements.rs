@@ -473,7 +473,7 @@ mod tests {
         assert!(passes(vec![(1, 20.0)]).check().is_err(), "one size is no comparison");
         assert!(passes(vec![(2, 20.0), (1, 9.0)]).check().unwrap_err().contains("[2, 1]"));
 
-        let cycle = |ms: f64| CycleReport { drafted: vec![], accepted: 0, target: None, text: "a".into(), tokens: 1, draft_ms: 0.0, verify_ms: ms, ms };
+        let cycle = |ms: f64| CycleReport { drafted: vec![], accepted: 0, target: None, text: "a".into(), tokens: 1, draft_ms: 0.0, verify_ms: ms, ms, betas: vec![] };
         let ran = |cycles: Vec<CycleReport>| SpecRun { first: Some(cost(9.0)), cycles, text: "a".into(), stop: Some(StopReason::MaxTokens), error: None };
         let plain = Comparison { prompt: "Repeat: a, b".into(), max_tokens: 8, draft: None, draft_len: 3, temperature: 0.0, plain: ran(vec![cycle(10.0)]), spec: SpecRun::default() };
         let spec = Comparison { draft: Some(Draft::EarlyExit { layers: 8 }), spec: ran(vec![cycle(5.0)]), ..plain.clone() };
