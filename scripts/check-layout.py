@@ -36,9 +36,9 @@ LAYERS = {
     ],
     "engine": [
         ["lib"],
-        ["reasoning", "batch_bench", "probe", "testing"],
+        ["reasoning", "batch_bench", "probe", "testing", "speculative_draws"],
         ["speculative", "batch"],
-        ["session", "systems", "serving_sim"],
+        ["session", "systems", "serving_sim", "acceptance"],
         ["chat", "sampler", "reference"],
         ["arch"],
         ["tokenizer", "kv_cache"],

@@ -106,7 +106,8 @@ pub enum Request {
     },
     /// Speculative sampling is lossless in distribution: `trials` draft-and-verify cycles from
     /// the same context, each with its own seed (0, 1, …), and the first token each emitted,
-    /// beside the probabilities plain sampling draws it with. Answered by `StageDrawsProgress`…,
+    /// beside the probabilities plain sampling draws it with; and the second token, given the
+    /// most likely first one. Answered by `StageDrawsProgress`…,
     /// then `StageSpecDraws` (also after `Cancel`, with the trials done).
     StageSpecDraws {
         prompt: StagePrompt,
@@ -205,6 +206,9 @@ pub struct ModelInfo {
     pub integer_share: f64,
     /// Decode's loops for this model at the thread count of the load.
     pub kernels: Kernels,
+    /// The file's recommended sampling settings (`general.sampling.*`), when it has any.
+    #[serde(default)]
+    pub sampling: Option<engine::gguf::sampling::FileSampling>,
 }
 
 /// Decode's matrix-vector loop for each block family of the loaded model, at the current
@@ -383,11 +387,14 @@ pub enum Response {
     StageDrawsProgress { done: usize, total: usize },
     /// The first tokens of `trials` speculative cycles, counted per token, beside plain
     /// sampling's probabilities (cells that cover every token); `first_accepted`: cycles
-    /// whose first drafted token the target accepted.
+    /// whose first drafted token the target accepted; `second`: the second tokens given the
+    /// most likely first one.
     StageSpecDraws {
         cells: Vec<DrawCell>,
         trials: usize,
         first_accepted: usize,
+        #[serde(default)]
+        second: Option<SecondDraws>,
     },
     StageDone {
         text: String,
@@ -714,6 +721,15 @@ pub struct DrawCell {
     pub count: u64,
 }
 
+/// The second token of the `StageSpecDraws` trials whose first token was the most likely one
+/// (`first`), counted beside plain sampling's probabilities given that first token.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SecondDraws {
+    pub first: String,
+    pub cells: Vec<DrawCell>,
+    pub trials: usize,
+}
+
 /// Most trials a `StageSpecDraws` may ask for: about a minute in a browser.
 pub const MAX_DRAW_TRIALS: usize = 2000;
 
@@ -732,6 +748,9 @@ pub struct CycleReport {
     pub verify_ms: f64,
     /// The whole cycle as the worker timed it: draft, verify, acceptance, bookkeeping.
     pub ms: f64,
+    /// β = Σ min(p, q) at each drafted position the target judged (`engine::acceptance`).
+    #[serde(default)]
+    pub betas: Vec<f64>,
 }
 
 // The playground: a `Generate` inside a conversation, and what each token was drawn from.

@@ -2,8 +2,8 @@
 //! request, so the page always hears back and the worker keeps serving.
 
 use super::{
-    bench_batch::bench_batch, generate, integer_activations, kernels, lesson_one, lesson_three, lesson_two, lesson_two_inside,
-    load_model, post::post, state,
+    bench_batch::bench_batch, generate, integer_activations, kernels, lesson_one, lesson_three, lesson_two,
+    lesson_two_inside, load_model, post::post, spec_draws, state,
 };
 use crate::protocol::{Envelope, Request, Response, Turn};
 use wasm_bindgen_futures::spawn_local;
@@ -94,7 +94,7 @@ async fn handle(id: u32, request: Request) -> Result<Response, String> {
             draft,
             draft_len,
             trials,
-        } => lesson_two::spec_draws(id, &prompt, &settings, draft, draft_len, trials).await,
+        } => spec_draws::spec_draws(id, &prompt, &settings, draft, draft_len, trials).await,
         Request::StageInspect {
             prompt,
             cache,

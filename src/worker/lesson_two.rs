@@ -6,8 +6,7 @@ use super::generate::{self, decode, prefill, Decoded};
 use super::state::{self, performance_now};
 use super::{post::post, prompt, yield_now::yield_now};
 use crate::content::STAGES;
-use crate::protocol::{CacheMode, CycleReport, DrawCell, Response, StagePrompt, TokenCost, MAX_DRAW_TRIALS};
-use std::collections::HashMap;
+use crate::protocol::{CacheMode, CycleReport, Response, StagePrompt, TokenCost};
 use engine::speculative::{Cycle, Draft, MAX_DRAFT};
 use engine::{chat_tokens, Model, SamplerSettings, Session, Step, StopReason, SystemPrompt};
 
@@ -104,87 +103,6 @@ pub async fn speculate(
         yield_now().await;
     };
     Ok(Response::StageDone { text, stop })
-}
-
-/// The first token of `trials` speculative cycles from the prompt, one seed each, counted
-/// against plain sampling's probabilities. Each trial restarts the session on the prompt
-/// (its cache is kept, so only the last prompt token is computed again).
-pub async fn spec_draws(
-    id: u32,
-    prompt: &StagePrompt,
-    settings: &SamplerSettings,
-    draft: Draft,
-    draft_len: usize,
-    trials: usize,
-) -> Result<Response, String> {
-    if !(1..=MAX_DRAFT).contains(&draft_len) {
-        return Err(format!("draft_len is {draft_len}; it must be 1 to {MAX_DRAFT}."));
-    }
-    if !(1..=MAX_DRAW_TRIALS).contains(&trials) {
-        return Err(format!("trials is {trials}; it must be 1 to {MAX_DRAW_TRIALS}."));
-    }
-    if settings.temperature == 0.0 {
-        return Err("Greedy decoding draws nothing: set a temperature above 0.".into());
-    }
-    begin(id, prompt, CacheMode::Reuse, settings, 1)?;
-    if !prefill(id).await? {
-        return Ok(Response::StageSpecDraws { cells: Vec::new(), trials: 0, first_accepted: 0 });
-    }
-    let (ids, target) = state::with(|s| match s.owned(id) {
-        None => Ok(None),
-        Some(session) => {
-            let ids = session.tokens().to_vec();
-            let target = session.distribution(settings).map_err(|e| e.to_string())?;
-            Ok::<_, String>(Some((ids, target)))
-        }
-    })?
-    .ok_or("The request lost its session.")?;
-    let mut counts: HashMap<u32, u64> = HashMap::new();
-    let (mut done, mut first_accepted) = (0, 0);
-    while done < trials {
-        let seed = done as u64;
-        let drawn = state::with(|s| {
-            s.owned(id).map(|session| {
-                session.start(&ids, seed)?;
-                session.speculative_step(settings, draft, draft_len)
-            })
-        });
-        let (cycle, steps) = match drawn {
-            None => break,
-            Some(result) => result.map_err(|e| e.to_string())?,
-        };
-        let first = steps.first().ok_or("A cycle emitted no token.")?.token;
-        *counts.entry(first).or_default() += 1;
-        first_accepted += usize::from(cycle.accepted > 0);
-        done += 1;
-        if done % 20 == 0 {
-            post(id, Response::StageDrawsProgress { done, total: trials });
-            yield_now().await;
-        }
-    }
-    let text_of = |t: u32| state::with(|s| s.model().map(|m| m.tokenizer.token_text(t)));
-    // Each token expected at least once has its own cell (most likely first); all the others
-    // are one more cell, with every draw that fell among them. The cells are fixed by the
-    // target alone, before looking at the draws: a drawn rare token does not get its own.
-    let n = done as f64;
-    let mut cells: Vec<DrawCell> = target
-        .candidates
-        .iter()
-        .filter(|c| c.final_prob as f64 * n >= 1.0)
-        .map(|c| DrawCell {
-            token: Some(c.id),
-            text: text_of(c.id).unwrap_or_default(),
-            prob: c.final_prob,
-            count: counts.get(&c.id).copied().unwrap_or(0),
-        })
-        .collect();
-    let rest_prob = 1.0 - cells.iter().map(|c| c.prob as f64).sum::<f64>();
-    let rest_count = done as u64 - cells.iter().map(|c| c.count).sum::<u64>();
-    if rest_prob > 1e-9 || rest_count > 0 {
-        let prob = rest_prob.max(0.0) as f32;
-        cells.push(DrawCell { token: None, text: String::new(), prob, count: rest_count });
-    }
-    Ok(Response::StageSpecDraws { cells, trials: done, first_accepted })
 }
 
 /// Checks the request, takes the session as `cache` says, starts the prompt in it and tells
@@ -292,6 +210,7 @@ fn cycle(
         draft_ms: cycle.draft_ms,
         verify_ms: cycle.verify_ms,
         ms,
+        betas: cycle.betas,
     };
     Ok((report, steps.iter().any(|s| s.stop)))
 }

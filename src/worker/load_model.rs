@@ -141,6 +141,7 @@ fn install(model: Model, id: ModelId, kernels: &[KernelChoice], from_cache: bool
         chat_template: model.tokenizer.chat_template.is_some(),
         integer_share: model.integer_share(),
         kernels,
+        sampling: model.sampling.clone(),
     };
     state::with(|s| s.set_model(model, id));
     Response::ModelReady { info }

@@ -14,6 +14,7 @@ mod lesson_three;
 mod lesson_two;
 mod lesson_two_inside;
 mod load_model;
+mod spec_draws;
 mod post;
 mod prompt;
 mod state;

@@ -222,6 +222,24 @@ test("Sample 1000× draws a histogram over the bars with a goodness of fit", { t
   assert.match(await page.textContent("[data-testid=sample-result]"), /Chi-square = [\d.]+ with \d+ degrees of freedom .*: p = /);
   const p = Number(await page.getAttribute("[data-testid=sample-result]", "data-p-value"));
   assert.ok(p > 0 && p <= 1, `p-value ${p}`);
+  // The distance a correct sampler shows at 1000 draws over the 5 kept tokens, recomputed
+  // from the bars' probabilities: E|X − np| of each binomial count, summed, over 2n.
+  const tvd = (name) => page.getAttribute("[data-testid=sample-tvd]", name).then(Number);
+  assert.equal(await tvd("data-kept"), 5);
+  const kept = shown.filter((b) => b.eligible === "true").map((b) => b.prob);
+  const mad = (n, q) => {
+    let logPmf = n * Math.log1p(-q); // P(X = 0)
+    let sum = 0;
+    for (let x = 0; x <= n; x++) {
+      sum += Math.exp(logPmf) * Math.abs(x - n * q);
+      logPmf += Math.log((n - x) / (x + 1)) + Math.log(q) - Math.log1p(-q);
+    }
+    return sum;
+  };
+  const chance = kept.reduce((s, q) => s + mad(1000, q), 0) / 2000;
+  assert.ok(Math.abs((await tvd("data-chance")) - chance) < 1e-3, `chance ${await tvd("data-chance")} against ${chance}`);
+  assert.match(await page.textContent("[data-testid=sample-result]"), /a correct sampler shows [\d.]+ on average at 1\D?000 draws over these 5 kept tokens/);
+  assert.match(await page.textContent(".sample"), /not the cuts/);
   // A new setting retires the sample: it described the old distribution.
   await set({ "top-k": 6 });
   assert.equal(await page.$("[data-testid=sample-result]"), null);

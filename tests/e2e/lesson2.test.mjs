@@ -138,6 +138,18 @@ test("speculative decoding with prompt lookup: cycles, acceptance, the lossless 
   await page.click(id("preset-list"));
   const faster = await speculate({ want: true, tries: 4 });
   assert.ok((await value("acceptance-rate")) > 0.5, "most drafts copied from the list are accepted");
+  // The predictor: expected tokens per cycle from the α and K shown, (1 − α^(K+1)) / (1 − α).
+  const alpha = await value("spec-alpha");
+  const k = Number(await page.inputValue(id("spec-draft-len")));
+  assert.ok(alpha > 0 && alpha <= 1, `α ${alpha}`);
+  const predicted = alpha === 1 ? k + 1 : (1 - alpha ** (k + 1)) / (1 - alpha);
+  assert.ok(Math.abs((await value("predicted-tokens-per-cycle")) - predicted) < 1e-9, "the prediction is the formula on the shown α and K");
+  assert.ok(predicted >= 1 && predicted <= k + 1);
+  const measured = await value("tokens-per-cycle");
+  assert.ok(measured >= 1 && measured <= k + 1, `tokens per cycle ${measured}`);
+  const prediction = await page.textContent(id("spec-prediction"));
+  assert.ok(prediction.includes(`α = ${alpha.toFixed(2)}`) && prediction.includes(`K = ${k}`), prediction);
+  assert.ok(prediction.includes(predicted.toFixed(2)) && prediction.includes(measured.toFixed(2)), prediction);
   assert.ok((await value("spec-speedup")) > 0);
   assert.ok((await value("plain-tps")) > 0 && (await value("spec-tps")) > 0);
   assert.equal(await state("spec-lossless"), "pass");
@@ -181,6 +193,28 @@ test("speculative sampling keeps the target's distribution: first tokens of many
   assert.equal(await state("spec-draws-verdict"), "consistent");
   assert.ok(Number(await page.getAttribute(id("spec-draws-verdict"), "data-p")) >= 0.01);
   assert.match(await page.textContent(id("spec-draws")), /The first draft was accepted in \d+ of 200 cycles/);
+  // Beside the test, the distance counts show and the distance chance alone gives.
+  const distance = async (prefix) => ({
+    tvd: Number(await page.getAttribute(id(`${prefix}-distance`), "data-tvd")),
+    chance: Number(await page.getAttribute(id(`${prefix}-distance`), "data-chance")),
+  });
+  const first = await distance("spec-draws");
+  assert.ok(first.tvd >= 0 && first.tvd <= 1 && first.chance > 0 && first.chance < 1, JSON.stringify(first));
+  // The second token, given the most likely first one: the trials that began with it.
+  const second = await page.$$eval(`${id("spec-second-row")}`, (trs) => trs.map((tr) => [Number(tr.dataset.prob), Number(tr.dataset.count)]));
+  assert.ok(second.length >= 1, "the most likely first token began some of 200 starts");
+  assert.ok(second.reduce((n, [, c]) => n + c, 0) <= rows[0][1], "no more second tokens than starts with the most likely first token");
+  assert.match(await state("spec-second-verdict"), /^(consistent|untestable)$/);
+  const secondDistance = await distance("spec-second");
+  assert.ok(secondDistance.chance > 0 && secondDistance.tvd <= 1, JSON.stringify(secondDistance));
+});
+
+test("the draft length K is refused outside the engine's 1 to 16, with the range", async () => {
+  await setInput(page, "spec-draft-len", 17);
+  assert.match(await page.textContent(id("spec-draft-len-error")), /from 1 to 16/);
+  await setInput(page, "spec-draft-len", 16);
+  assert.ok(await page.isHidden(id("spec-draft-len-error")));
+  await setInput(page, "spec-draft-len", 3);
 });
 
 test("exercise: prompt and answer, checked by choices", async () => {

@@ -85,6 +85,16 @@ test("the systems table: one row per system from the live logits, each with its 
   assert.equal(kept.openai, 49152);
   for (const r of rows) assert.ok(r.sources.length > 0 && r.sources.every((u) => u.startsWith("https://")), r.system);
   assert.match(rows.find((r) => r.system === "openai").text, /not documented/);
+  // Ollama's GGUF models run on llama-server since 9db4bdb: llama.cpp's chain, temperature
+  // last; its own earlier order is kept as history, dated.
+  const ollama = rows.find((r) => r.system === "ollama");
+  assert.match(ollama.text, /top-k → top-p → min-p → temperature/);
+  assert.match(ollama.text, /9db4bdb/);
+  assert.match(ollama.text, /until 2026-05-29/);
+  assert.ok(ollama.sources.some((u) => u.includes("llm/llama_server.go")));
+  // Top-k ties: where the systems differ is said in their rows.
+  assert.match(rows.find((r) => r.system === "hf").text, /tied with the k-th/);
+  assert.match(rows.find((r) => r.system === "llama.cpp").text, /partial_sort/);
 
   // Taking a row's settings moves the sliders and temperature's place.
   await page.click("[data-system='llama.cpp'] [data-testid=use-system]");

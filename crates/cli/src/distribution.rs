@@ -5,19 +5,21 @@
 use crate::cli::Distribution as Args;
 use crate::model::{load_model, needs_raw, session};
 use engine::sampler::{parse_order, Rng};
+use engine::gguf::sampling::FileSampling;
 use engine::SamplerSettings;
 use engine::systems::{preset, Overrides};
 use engine::{prompt_tokens, SystemPrompt};
 use serde_json::{json, Value};
 use std::path::Path;
 
-/// The settings the arguments ask for, checked.
-pub fn settings(a: &Args) -> Result<SamplerSettings, String> {
+/// The settings the arguments ask for, checked; `file` is the model file's own sampling
+/// settings, which llama.cpp's preset takes as llama.cpp does (`Preset::with_file`).
+pub fn settings(a: &Args, file: Option<&FileSampling>) -> Result<SamplerSettings, String> {
     let mut s = match &a.system {
         Some(name) => {
             let g = &a.sampling;
             let o = Overrides { temperature: g.temperature, top_k: g.top_k, top_p: g.top_p, min_p: g.min_p };
-            let mut s = preset(name)?.settings(&o, g.seed.unwrap_or(SamplerSettings::default().seed))?;
+            let mut s = preset(name)?.with_file(file).settings(&o, g.seed.unwrap_or(SamplerSettings::default().seed))?;
             s.repeat_penalty = g.repeat_penalty.unwrap_or(s.repeat_penalty);
             s
         }
@@ -31,8 +33,11 @@ pub fn settings(a: &Args) -> Result<SamplerSettings, String> {
 }
 
 pub fn run(path: &Path, a: &Args) -> Result<Value, String> {
-    let settings = settings(a)?;
+    // Checked before loading, so that a bad argument costs no load; again with the file's
+    // own sampling settings once it is read.
+    settings(a, None)?;
     let model = load_model(path)?;
+    let settings = settings(a, model.sampling.as_ref())?;
     // Through the chat template with the model's default system prompt, as the lesson sends
     // it, or as-is with --raw.
     needs_raw(&model, a.raw)?;
@@ -53,6 +58,7 @@ pub fn run(path: &Path, a: &Args) -> Result<Value, String> {
             "id": p.id,
             "name": p.name,
             "order_documented": p.order.is_some(),
+            "file_sampling": model.sampling.as_ref().filter(|_| p.id == "llama.cpp"),
             "notes": p.notes,
             "sources": p.sources.iter().map(|s| json!({"title": s.title, "url": s.url, "version": s.version})).collect::<Vec<_>>(),
         })),

@@ -57,6 +57,35 @@ pub fn total_variation(cells: &[(u64, f64)], n: u64) -> f64 {
         / 2.0
 }
 
+/// The total variation distance a correct sampler is expected to show: the mean of
+/// `total_variation` over `n` draws that follow `probs` exactly (cells covering every
+/// outcome). Each cell's count is binomial, and the mean absolute deviation of a
+/// Binomial(n, p) has a closed form (De Moivre): with m = ⌊np⌋,
+/// E|X − np| = 2 (m + 1) C(n, m + 1) p^(m+1) (1 − p)^(n−m),
+/// so E[TVD] = Σ E|X − np| / (2n), exactly. For large np it is the normal approximation
+/// σ·√(2/π) per cell, which for k equally likely outcomes sums to about ½·√(2k/(πn)):
+/// at k = 10 and n = 1000, about 0.04. A correct sampler shows this much distance from
+/// chance alone; only a distance well above it suggests a wrong one.
+pub fn expected_total_variation(probs: &[f64], n: u64) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let nf = n as f64;
+    let mean_abs_dev = |p: f64| -> f64 {
+        if p <= 0.0 || p >= 1.0 {
+            return 0.0;
+        }
+        let m = (nf * p).floor();
+        if m >= nf {
+            return 0.0;
+        }
+        // ln of (m + 1) C(n, m + 1) p^(m+1) (1 − p)^(n−m).
+        let ln_choose = ln_gamma(nf + 1.0) - ln_gamma(m + 2.0) - ln_gamma(nf - m);
+        2.0 * ((m + 1.0).ln() + ln_choose + (m + 1.0) * p.ln() + (nf - m) * (1.0 - p).ln()).exp()
+    };
+    probs.iter().map(|&p| mean_abs_dev(p)).sum::<f64>() / (2.0 * nf)
+}
+
 /// The regularised upper incomplete gamma function Q(a, x) = Γ(a, x) / Γ(a): the
 /// chi-square survival function is Q(dof/2, x/2). Series below a + 1, continued fraction
 /// above (Numerical Recipes, 3rd ed., §6.2).
@@ -134,6 +163,23 @@ fn ln_gamma(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expected_total_variation_is_exact_for_one_draw_and_normal_for_many() {
+        // One draw of a fair coin: the frequencies are (1, 0) or (0, 1), always ½ away.
+        assert!((expected_total_variation(&[0.5, 0.5], 1) - 0.5).abs() < 1e-12);
+        // One draw of (0.2, 0.8): TVD is 0.8 with probability 0.2 and 0.2 with 0.8.
+        assert!((expected_total_variation(&[0.2, 0.8], 1) - 0.32).abs() < 1e-12);
+        // Two draws of a fair coin: TVD 0.5 (both alike, probability ½) or 0.
+        assert!((expected_total_variation(&[0.5, 0.5], 2) - 0.25).abs() < 1e-12);
+        // Many draws of k equally likely outcomes: ½·√(2(k−1)/(πn)), within a percent.
+        let (k, n) = (10usize, 1000u64);
+        let normal = 0.5 * (2.0 * (k as f64 - 1.0) / (std::f64::consts::PI * n as f64)).sqrt();
+        let exact = expected_total_variation(&vec![1.0 / k as f64; k], n);
+        assert!((exact / normal - 1.0).abs() < 0.01, "{exact} against {normal}");
+        // A certain outcome never deviates.
+        assert_eq!(expected_total_variation(&[1.0, 0.0], 500), 0.0);
+    }
 
     #[test]
     fn chi_square_survival_matches_tables() {

@@ -2,6 +2,7 @@
 //! every step a lesson needs exposed as data. Plain Rust, no web dependencies: it builds
 //! natively (CLI, tests) and for wasm32 (the page's worker).
 
+pub mod acceptance;
 pub mod allocator;
 pub mod arch;
 pub mod batch;
@@ -24,6 +25,7 @@ pub mod serving_sim;
 pub mod systems;
 pub mod session;
 pub mod speculative;
+pub mod speculative_draws;
 pub mod testing;
 pub mod tokenizer;
 

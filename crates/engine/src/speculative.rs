@@ -3,11 +3,14 @@
 //! prefix is kept, plus one token from the target itself. Under greedy the output is the
 //! plain greedy output; under sampling the accept/reject rule (accept with
 //! min(1, p/q), else draw from the normalised max(0, p − q)) keeps the target's
-//! distribution exactly (Leviathan et al. 2023; Chen et al. 2023).
+//! distribution exactly (Leviathan et al. 2023; Chen et al. 2023). Greedy picks, in the
+//! draft and in the verification, are the sampler's at temperature 0: the repetition
+//! penalty applies, over the context and the drafts before each position.
 
+use crate::acceptance::{alpha, overlap};
 use crate::arch::Logits;
 use crate::error::{EngineError, Result};
-use crate::sampler::{distribution, Distribution, SamplerSettings};
+use crate::sampler::{distribution, sample, Distribution, SamplerSettings};
 use crate::session::{Generation, Session, Step, StopReason};
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +41,10 @@ pub struct Cycle {
     pub target_token: Option<u32>,
     pub draft_ms: f64,
     pub verify_ms: f64,
+    /// β = Σ min(p, q) at each drafted position the target judged, in order (see
+    /// `acceptance`): the probability it accepts what the draft proposes there.
+    #[serde(default)]
+    pub betas: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -57,6 +64,11 @@ impl SpeculativeGeneration {
             self.accepted as f64 / self.drafted as f64
         }
     }
+
+    /// α, the mean β over every position the target judged (`acceptance::alpha`).
+    pub fn alpha(&self) -> Option<f64> {
+        alpha(self.cycles.iter().flat_map(|c| c.betas.iter().copied()))
+    }
 }
 
 /// The draft tokens and, for sampled early-exit drafts, the distribution each was drawn
@@ -64,6 +76,13 @@ impl SpeculativeGeneration {
 struct Proposal {
     tokens: Vec<u32>,
     q: Vec<Option<Distribution>>,
+}
+
+/// Greedy's pick from `logits` after the context `history`: the top of
+/// `distribution(logits, settings, history)` at temperature 0, penalty applied (what plain
+/// greedy decoding appends), by `sample`, which ranks only the head.
+fn greedy_pick(logits: &[f32], settings: &SamplerSettings, history: &[u32]) -> u32 {
+    sample(logits, settings, history, 0.0).0
 }
 
 /// The index of the largest value (the first, on a tie).
@@ -173,7 +192,7 @@ impl Session {
                     let logits = self.model.forward(&feed, start, &mut self.cache, layers, Logits::Last)?;
                     start += feed.len();
                     let (t, dist) = if settings.temperature == 0.0 {
-                        (argmax(&logits), None)
+                        (greedy_pick(&logits, settings, &history), None)
                     } else {
                         let d = distribution(&logits, settings, &history);
                         (d.draw(self.rng.next_f64()), Some(d))
@@ -215,11 +234,16 @@ impl Session {
         let mut decided: Vec<(u32, f32)> = Vec::new();
         let mut n_accepted = 0;
         let mut target_token = None;
+        let mut betas = Vec::new();
         for i in 0..=proposal.tokens.len() {
             let logits = row(i);
             let drafted = proposal.tokens.get(i).copied();
             if greedy {
-                let best = argmax(logits);
+                let best = greedy_pick(logits, settings, &history);
+                // Both picks are certain: β is 1 when they agree, else 0.
+                if let Some(d) = drafted {
+                    betas.push(f64::from(u8::from(d == best)));
+                }
                 if drafted == Some(best) {
                     n_accepted += 1;
                     decided.push((best, 1.0));
@@ -238,6 +262,7 @@ impl Session {
                 decided.push((t, p.get(t).map_or(0.0, |c| c.final_prob)));
                 break;
             };
+            betas.push(overlap(&p, proposal.q[i].as_ref(), d));
             let pd = p.get(d).map_or(0.0, |c| c.final_prob) as f64;
             let qd = proposal.q[i].as_ref().map_or(1.0, |q| q.get(d).map_or(0.0, |c| c.final_prob) as f64);
             if qd > 0.0 && self.rng.next_f64() < (pd / qd).min(1.0) {
@@ -283,6 +308,7 @@ impl Session {
             target_token,
             draft_ms: t1 - t0,
             verify_ms: t2 - t1,
+            betas,
         };
         Ok((cycle, steps))
     }

@@ -4,10 +4,12 @@
 //! `playground distribution --system` run this engine's sampler under these settings; the
 //! systems themselves run other code, on other models, with more stages than these four.
 //!
-//! Read on 2026-12-02. A model's own configuration (a `generation_config.json`, a Modelfile)
-//! overrides several of these defaults; the notes say where.
+//! Read on 2026-12-02; Ollama's row, llama.cpp's file defaults and the top-k ties on
+//! 2026-12-07. A model's own configuration (a `generation_config.json`, a Modelfile, a GGUF
+//! file's `general.sampling.*` keys) overrides several of these defaults; the notes say where.
 
-use crate::sampler::{SamplerSettings, Stage};
+use crate::gguf::sampling::FileSampling;
+use crate::sampler::{SamplerSettings, Stage, DEFAULT_ORDER};
 
 /// One of the four settings this engine has, to say which a system lacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,9 +81,15 @@ const HF: Preset = Preset {
     notes: &[
         "generate is greedy unless do_sample=True; the sampling defaults are temperature 1.0, top_k 50, top_p 1.0, min_p unset.",
         "A model's generation_config.json overrides the library defaults.",
-        "The repetition penalty (default 1.0, off) covers the whole sequence, prompt included.",
+        "The repetition penalty (default 1.0, off) covers the whole sequence, prompt included; it multiplies a negative logit by the penalty instead of dividing it, as CTRL did, so that a seen token always loses probability.",
+        "Top-k keeps every token tied with the k-th (TopKLogitsWarper removes only logits below it), so it can keep more than k; this engine keeps exactly k, lowest ids first.",
     ],
     sources: &[
+        Source {
+            title: "TopKLogitsWarper and RepetitionPenaltyLogitsProcessor (generation/logits_process.py)",
+            url: "https://github.com/huggingface/transformers/blob/main/src/transformers/generation/logits_process.py",
+            version: "main, read 2026-12-07",
+        },
         Source {
             title: "GenerationConfig (transformers docs, Generation)",
             url: "https://huggingface.co/docs/transformers/main_classes/text_generation",
@@ -111,12 +119,26 @@ const LLAMA_CPP: Preset = Preset {
         "The default chain is penalties, DRY, top-n-sigma, top-k, typical-p, top-p, min-p, XTC, temperature: the cuts see the model's own probabilities.",
         "The repetition penalty looks at the last 64 tokens (penalty_last_n) and is off by default (penalty_repeat 1.0).",
         "A temperature of 0 or below samples greedily.",
+        "A GGUF file's general.sampling.* keys (the sampler sequence, top_k, top_p, min_p, temp, the penalty and more) replace these defaults unless the user set that setting; this row applies the loaded file's sequence, top-k, top-p, min-p and temperature.",
+        "Top-k keeps exactly k, but which of the tokens tied with the k-th survive is left to std::partial_sort on the logits, not chosen by id as in this engine.",
     ],
-    sources: &[Source {
-        title: "common_params_sampling (common/common.h)",
-        url: "https://github.com/ggml-org/llama.cpp/blob/master/common/common.h",
-        version: "commit 001d906",
-    }],
+    sources: &[
+        Source {
+            title: "common_params_sampling (common/common.h)",
+            url: "https://github.com/ggml-org/llama.cpp/blob/master/common/common.h",
+            version: "commit 001d906",
+        },
+        Source {
+            title: "Pull request 17120: model-embedded sampling parameters (general.sampling.*)",
+            url: "https://github.com/ggml-org/llama.cpp/pull/17120",
+            version: "opened 2025-11-09, merged; read 2026-12-07",
+        },
+        Source {
+            title: "llama_sampler_top_k_impl and the penalties (src/llama-sampling.cpp)",
+            url: "https://github.com/ggml-org/llama.cpp/blob/master/src/llama-sampling.cpp",
+            version: "master, read 2026-12-07",
+        },
+    ],
 };
 
 const VLLM: Preset = Preset {
@@ -135,6 +157,7 @@ const VLLM: Preset = Preset {
         "These are SamplingParams' own defaults; with --generation-config auto (the default in recent versions) a model's generation_config.json replaces them.",
         "The V1 sampler applies temperature, then min-p (an argmax-invariant logits processor), then top-k and top-p.",
         "The repetition penalty (default 1.0, off) covers the prompt and the generated text.",
+        "Top-k keeps every token tied with the k-th (apply_top_k_top_p masks only logits below it), so it can keep more than k.",
     ],
     sources: &[
         Source {
@@ -152,6 +175,11 @@ const VLLM: Preset = Preset {
             url: "https://github.com/vllm-project/vllm/blob/main/vllm/v1/sample/sampler.py",
             version: "main, read 2026-12-02",
         },
+        Source {
+            title: "apply_top_k_top_p (vllm/v1/sample/ops/topk_topp_sampler.py)",
+            url: "https://github.com/vllm-project/vllm/blob/main/vllm/v1/sample/ops/topk_topp_sampler.py",
+            version: "main, read 2026-12-07",
+        },
     ],
 };
 
@@ -165,11 +193,14 @@ const OLLAMA: Preset = Preset {
     samples_by_default: true,
     temperature_range: (0.0, f32::MAX),
     temperature_rule: "of 0 or more (0 is greedy)",
-    order: Some([Stage::TopK, Stage::Temperature, Stage::TopP, Stage::MinP]),
+    // GGUF models run on the bundled llama-server, which gets no `samplers` list.
+    order: Some([Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature]),
     lacks: &[],
     notes: &[
         "A model's Modelfile PARAMETER lines replace these defaults, and many library models set their own.",
-        "Ollama's own engine cuts top-k, then applies temperature, then top-p and min-p; models served through its llama.cpp runner use llama.cpp's chain.",
+        "Since commit 9db4bdb (2026-05-29) GGUF models run on the bundled llama-server: Ollama sends these values but no samplers list, so llama.cpp's chain applies, temperature last (or the file's general.sampling.sequence).",
+        "Safetensors models run on the MLX runner, which cuts top-k, then applies temperature, then top-p and min-p.",
+        "History: until 2026-05-29 Ollama's own Go sampler (sample/samplers.go, commit 0117cd8, removed in 9db4bdb) ran every model in that order too: top-k, temperature, top-p, min-p.",
         "repeat_last_n 64, repeat_penalty 1.0 (off).",
     ],
     sources: &[
@@ -179,8 +210,23 @@ const OLLAMA: Preset = Preset {
             version: "commit 071c82b",
         },
         Source {
-            title: "Sampler.sample (sample/samplers.go)",
-            url: "https://github.com/ollama/ollama/blob/main/sample/samplers.go",
+            title: "Commit 9db4bdb: use llama-server exclusively for GGML models",
+            url: "https://github.com/ollama/ollama/commit/9db4bdbad6a4981ad761aa2b603e69e8fb83212c",
+            version: "2026-05-29",
+        },
+        Source {
+            title: "The request to llama-server (llm/llama_server.go)",
+            url: "https://github.com/ollama/ollama/blob/main/llm/llama_server.go",
+            version: "commit fb30760",
+        },
+        Source {
+            title: "The MLX runner's sampler (x/mlxrunner/sample/sample.go)",
+            url: "https://github.com/ollama/ollama/blob/main/x/mlxrunner/sample/sample.go",
+            version: "commit fb30760",
+        },
+        Source {
+            title: "Superseded: Sampler.sample (sample/samplers.go), removed 2026-05-29",
+            url: "https://github.com/ollama/ollama/blob/0117cd8/sample/samplers.go",
             version: "commit 0117cd8",
         },
     ],
@@ -229,6 +275,28 @@ pub fn preset(id: &str) -> Result<&'static Preset, String> {
     })
 }
 
+/// The order of this engine's four stages in the file's `general.sampling.sequence`, and the
+/// stages it leaves out (which then do not run); `None` without a sequence. llama.cpp's names
+/// and aliases for them: top_k, top_p (nucleus), min_p, temperature (temp).
+fn stage_order(f: &FileSampling) -> Option<(Vec<Stage>, Vec<Stage>)> {
+    let sequence = f.sequence.as_ref()?;
+    let mut order = Vec::new();
+    for name in sequence.split(';').map(|n| n.trim().to_ascii_lowercase().replace('-', "_")) {
+        let stage = match name.as_str() {
+            "top_k" => Stage::TopK,
+            "top_p" | "nucleus" => Stage::TopP,
+            "min_p" => Stage::MinP,
+            "temperature" | "temp" => Stage::Temperature,
+            _ => continue,
+        };
+        if !order.contains(&stage) {
+            order.push(stage);
+        }
+    }
+    let missing = DEFAULT_ORDER.into_iter().filter(|s| !order.contains(s)).collect();
+    Some((order, missing))
+}
+
 /// Settings asked for on top of a preset; `None` keeps the preset's.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Overrides {
@@ -239,6 +307,38 @@ pub struct Overrides {
 }
 
 impl Preset {
+    /// The preset for a model whose file carries `general.sampling.*` keys: llama.cpp applies
+    /// each of them, the sampler sequence included, unless the user set that setting (user
+    /// settings come later, as `Overrides`). A stage the sequence leaves out does not run:
+    /// its cut is off, and without temperature the draw is at T = 1. Other systems, and a
+    /// file without keys, keep the preset as it is.
+    pub fn with_file(&self, file: Option<&FileSampling>) -> Preset {
+        let (Some(f), "llama.cpp") = (file, self.id) else {
+            return *self;
+        };
+        let mut p = *self;
+        p.temperature = f.temp.unwrap_or(p.temperature);
+        p.top_k = f.top_k.unwrap_or(p.top_k);
+        p.top_p = f.top_p.unwrap_or(p.top_p);
+        p.min_p = f.min_p.unwrap_or(p.min_p);
+        if let Some((mut order, missing)) = stage_order(f) {
+            for &stage in &missing {
+                match stage {
+                    Stage::Temperature => p.temperature = 1.0,
+                    Stage::TopK => p.top_k = 0,
+                    Stage::TopP => p.top_p = 1.0,
+                    Stage::MinP => p.min_p = 0.0,
+                    Stage::Greedy => {}
+                }
+            }
+            order.extend(missing);
+            if let Ok(order) = <[Stage; 4]>::try_from(order) {
+                p.order = Some(order);
+            }
+        }
+        p
+    }
+
     pub fn has(&self, setting: Setting) -> bool {
         !self.lacks.contains(&setting)
     }

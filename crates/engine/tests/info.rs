@@ -147,3 +147,45 @@ fn refusals_match_loadings() {
     );
     assert!(info_of(&no_window).unwrap_err().to_string().contains("gemma3.attention.sliding_window is missing"));
 }
+
+#[test]
+fn a_files_sampling_keys_are_shown_and_set_llama_cpps_row() {
+    use common::with_entries;
+    use engine::sampler::Stage;
+    use engine::systems::{preset, Overrides};
+    let llama = preset("llama.cpp").unwrap();
+    // Without keys: nothing to show, and the preset is unchanged.
+    let plain = TinyModel::default().to_gguf();
+    assert_eq!(info_of(&plain).unwrap().sampling, None);
+    let model = Model::from_gguf_bytes(&plain).unwrap();
+    assert_eq!(llama.with_file(model.sampling.as_ref()), *llama);
+    let bytes = with_entries(
+        TinyModel::default(),
+        &[
+            ("general.sampling.sequence", Value::String("penalties;temperature;top_k;top_p;xtc".into())),
+            ("general.sampling.top_k", Value::I32(20)),
+            ("general.sampling.temp", Value::F32(0.6)),
+            ("general.sampling.min_p", Value::F32(0.5)),
+            ("general.sampling.top_p", Value::F32(7.0)),
+            ("general.sampling.xtc_probability", Value::F32(0.1)),
+        ],
+    );
+    let sampling = info_of(&bytes).unwrap().sampling.expect("the file's keys");
+    assert_eq!((sampling.top_k, sampling.temp, sampling.min_p), (Some(20), Some(0.6), Some(0.5)));
+    assert_eq!(sampling.top_p, None, "a top_p of 7 is out of range, so not used");
+    assert_eq!(sampling.ignored.len(), 2, "{:?}", sampling.ignored);
+    assert!(sampling.ignored.iter().any(|i| i.starts_with("general.sampling.top_p: not from 0 to 1")));
+    assert!(sampling.ignored.iter().any(|i| i.starts_with("general.sampling.xtc_probability")));
+    let model = Model::from_gguf_bytes(&bytes).unwrap();
+    assert_eq!(model.sampling.as_ref(), Some(&sampling));
+    // llama.cpp's row runs the file's sequence: temperature first here, and min-p, which the
+    // sequence leaves out, does not run (its 0.5 with it).
+    let row = llama.with_file(Some(&sampling)).settings(&Overrides::default(), 0).unwrap();
+    assert_eq!(row.order, [Stage::Temperature, Stage::TopK, Stage::TopP, Stage::MinP]);
+    assert_eq!((row.temperature, row.top_k, row.top_p, row.min_p), (0.6, 20, 0.95, 0.0));
+    // A setting the user gives still wins, and other systems ignore the file.
+    let mine = llama.with_file(Some(&sampling)).settings(&Overrides { top_k: Some(3), ..Overrides::default() }, 0);
+    assert_eq!(mine.unwrap().top_k, 3);
+    let ollama = preset("ollama").unwrap();
+    assert_eq!(ollama.with_file(Some(&sampling)), *ollama);
+}

@@ -41,7 +41,9 @@ fn the_documented_defaults() {
     assert_eq!(llama.order, [Stage::TopK, Stage::TopP, Stage::MinP, Stage::Temperature]);
     let ollama = s("ollama");
     assert_eq!((ollama.temperature, ollama.top_k, ollama.top_p, ollama.min_p), (0.8, 40, 0.9, 0.0));
-    assert_eq!(ollama.temperature_place(), 1);
+    // GGUF models run on llama-server since 2026-05-29: llama.cpp's chain, temperature last.
+    assert_eq!(ollama.order, llama.order);
+    assert_eq!(ollama.temperature_place(), 3);
     let vllm = s("vllm");
     assert_eq!((vllm.temperature, vllm.top_k, vllm.top_p, vllm.min_p), (1.0, 0, 1.0, 0.0));
     let openai = s("openai");

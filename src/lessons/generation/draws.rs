@@ -2,7 +2,7 @@
 //! by the engine's own `Distribution::draw` with the seed's generator, and the fit of the
 //! counts to the probabilities.
 
-use engine::chi_square::{chi_square, total_variation, ChiSquare};
+use engine::chi_square::{chi_square, expected_total_variation, total_variation, ChiSquare};
 use engine::sampler::{distribution, Rng, SamplerSettings};
 use std::collections::HashMap;
 
@@ -12,6 +12,11 @@ pub struct SampleResult {
     pub counts: HashMap<u32, u64>,
     pub chi: Option<ChiSquare>,
     pub tvd: f64,
+    /// The total variation distance a correct sampler shows on average at `n` draws from
+    /// these probabilities (`engine::chi_square::expected_total_variation`).
+    pub chance_tvd: f64,
+    /// How many tokens the cuts kept.
+    pub kept: usize,
     /// Draws and expected probability of the eligible tokens not shown on the bars.
     pub rest: (u64, f64),
 }
@@ -46,10 +51,13 @@ pub fn sample(
                 p + c.final_prob as f64,
             )
         });
+    let probs: Vec<f64> = cells.iter().map(|c| c.1).collect();
     SampleResult {
         n,
         chi: chi_square(&cells, n),
         tvd: total_variation(&cells, n),
+        chance_tvd: expected_total_variation(&probs, n),
+        kept: cells.len(),
         counts,
         rest,
     }

@@ -36,7 +36,8 @@ pub fn Sample() -> impl IntoView {
         <section class="sample" aria-labelledby="sample-title">
             <h3 id="sample-title">"Sample 1000×"</h3>
             <p class="hint">
-                "Draws the next token 1000 times from the final distribution, with the seed's generator and the engine's own draw, and shows the counts on the bars above (the thin line inside each bar) against the probabilities."
+                "Draws the next token 1000 times from the final distribution, with the seed's generator and the engine's own draw, and shows the counts on the bars above (the thin line inside each bar) against the probabilities. "
+                "The bars and the draws come from the same distribution, so this tests the draw and the generator, not the cuts: a wrong cut would be drawn from faithfully. Whether the cuts are right is what the stage charts and the sources show."
             </p>
             <button type="button" data-testid="sample" disabled=move || lesson.run.with(|r| r.is_none()) on:click=draw>
                 "Sample 1000×"
@@ -66,13 +67,16 @@ fn summary(r: &SampleResult) -> impl IntoView {
                 {format!("{} draws gave {} different tokens; {} went to eligible tokens without a bar (expected {}). ",
                     count(r.n as usize), r.counts.len(), r.rest.0, prob(r.rest.1 * r.n as f64))}
                 <strong>{fit}</strong>
-                {format!("Total variation distance: {:.3}.", r.tvd)}
+                <span data-testid="sample-tvd" data-tvd=r.tvd data-chance=r.chance_tvd data-kept=r.kept>
+                    {format!("Total variation distance: {:.3}; a correct sampler shows {:.3} on average at {} draws over these {} kept tokens, from chance alone.", r.tvd, r.chance_tvd, count(r.n as usize), count(r.kept))}
+                </span>
             </p>
             <p class="hint">
                 "Chi-square adds up (observed − expected)² / expected over every token expected at least 5 times; the rarer ones are pooled into one group. "
                 "The p-value is the chance that a sampler drawing exactly these probabilities shows a chi-square this large or larger: "
                 "expect values spread evenly between 0 and 1, and about 1 sample in 100 below 0.01. "
-                "Total variation distance is half the summed gap between observed frequencies and probabilities: the most that the probability of any set of tokens is off by."
+                "Total variation distance is half the summed gap between observed frequencies and probabilities: the most that the probability of any set of tokens is off by. "
+                "Even exact draws show some: about ½·√(2k/(πn)) for k equally likely tokens and n draws (0.04 for k = 10 at n = 1000), more when many tokens are kept, computed here exactly for these probabilities."
             </p>
         </div>
     }

@@ -260,6 +260,9 @@ impl Measurement {
                 if !cycles.clone().all(|y| measured(y.ms)) || c.plain.cycles.is_empty() {
                     return Err("A cycle's time in it is not a measured time.".into());
                 }
+                if !c.spec.cycles.iter().flat_map(|y| &y.betas).all(|b| (0.0..=1.0).contains(b)) {
+                    return Err("An acceptance probability in it is not one.".into());
+                }
             }
             Measurement::SpecDraws { draws: d } => {
                 if d.prompt.is_empty() || d.draft_len == 0 || d.temperature.is_nan() || d.temperature <= 0.0 {
@@ -271,6 +274,12 @@ impl Measurement {
                 }
                 if !d.cells.iter().all(|c| (0.0..=1.0).contains(&c.prob)) {
                     return Err("A probability in it is not one.".into());
+                }
+                if let Some(s) = &d.second {
+                    let counted: u64 = s.cells.iter().map(|c| c.count).sum();
+                    if s.trials > d.trials || counted != s.trials as u64 || !s.cells.iter().all(|c| (0.0..=1.0).contains(&c.prob)) {
+                        return Err(format!("Its second tokens' counts ({counted}) do not add up to their {} cycles.", s.trials));
+                    }
                 }
             }
         }
@@ -464,7 +473,7 @@ mod tests {
         assert!(passes(vec![(1, 20.0)]).check().is_err(), "one size is no comparison");
         assert!(passes(vec![(2, 20.0), (1, 9.0)]).check().unwrap_err().contains("[2, 1]"));
 
-        let cycle = |ms: f64| CycleReport { drafted: vec![], accepted: 0, target: None, text: "a".into(), tokens: 1, draft_ms: 0.0, verify_ms: ms, ms };
+        let cycle = |ms: f64| CycleReport { drafted: vec![], accepted: 0, target: None, text: "a".into(), tokens: 1, draft_ms: 0.0, verify_ms: ms, ms, betas: vec![] };
         let ran = |cycles: Vec<CycleReport>| SpecRun { first: Some(cost(9.0)), cycles, text: "a".into(), stop: Some(StopReason::MaxTokens), error: None };
         let plain = Comparison { prompt: "Repeat: a, b".into(), max_tokens: 8, draft: None, draft_len: 3, temperature: 0.0, plain: ran(vec![cycle(10.0)]), spec: SpecRun::default() };
         let spec = Comparison { draft: Some(Draft::EarlyExit { layers: 8 }), spec: ran(vec![cycle(5.0)]), ..plain.clone() };
@@ -479,7 +488,7 @@ mod tests {
 
         let cell = |token: Option<u32>, prob: f32, count: u64| DrawCell { token, text: "a".into(), prob, count };
         let draws = |counts: [u64; 2]| Measurement::SpecDraws {
-            draws: Draws { prompt: "A story".into(), draft: Draft::PromptLookup, draft_len: 3, temperature: 1.5, cells: vec![cell(Some(7), 0.5, counts[0]), cell(None, 0.5, counts[1])], trials: 100, first_accepted: 40 },
+            draws: Draws { prompt: "A story".into(), draft: Draft::PromptLookup, draft_len: 3, temperature: 1.5, cells: vec![cell(Some(7), 0.5, counts[0]), cell(None, 0.5, counts[1])], trials: 100, first_accepted: 40, second: None },
         };
         let saved = record(&draws([52, 48]), None);
         assert_eq!(read(&saved), Ok(draws([52, 48])));

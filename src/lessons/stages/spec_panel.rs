@@ -13,7 +13,7 @@ use super::spec_draws::SpecDraws;
 use super::saved_measurements::Measurement;
 use super::spec_run::{compare, Comparison, PANEL};
 use crate::ui::field::count_input;
-use engine::speculative::Draft;
+use engine::speculative::{Draft, MAX_DRAFT};
 use engine::SamplerSettings;
 use leptos::prelude::*;
 
@@ -95,11 +95,8 @@ pub fn SpecPanel(lab: Lab) -> impl IntoView {
                     </select>
                 </div>
                 <div class="control">
-                    <label for="spec-draft-len">"Draft length K"</label>
-                    <output for="spec-draft-len">{move || draft_len.get()}</output>
-                    <input id="spec-draft-len" data-testid="spec-draft-len" type="range" min="1" max="8" step="1"
-                        prop:value=move || draft_len.get().to_string()
-                        on:input=move |ev| { if let Ok(k) = event_target_value(&ev).parse() { draft_len.set(k) } }/>
+                    // The engine's own limit: a longer draft is refused with the range.
+                    {count_input("spec-draft-len", "Draft length K", draft_len, 1, MAX_DRAFT)}
                 </div>
                 <div class="control">
                     <label for="spec-draft-layers">"Draft layers L"</label>
@@ -133,11 +130,14 @@ pub fn SpecPanel(lab: Lab) -> impl IntoView {
                 <Readout testid="acceptance-rate" label="Acceptance (accepted ÷ drafted)" value=figure(|c| c.spec.acceptance_rate()) format=percent/>
                 <Readout testid="mean-accepted" label="Accepted per cycle" value=figure(|c| c.spec.mean_accepted()) format=decimal/>
                 <Readout testid="tokens-per-cycle" label="Tokens per cycle" value=figure(|c| c.spec.tokens_per_cycle()) format=decimal/>
+                <Readout testid="spec-alpha" label="α, mean Σ min(p, q)" value=figure(|c| c.spec.alpha()) format=decimal/>
+                <Readout testid="predicted-tokens-per-cycle" label="Predicted from α and K" value=figure(Comparison::predicted_tokens_per_cycle) format=decimal/>
                 <Readout testid="cycle-cost" label="A cycle costs, in plain steps" value=figure(Comparison::cycle_cost_in_steps) format=decimal/>
                 <Readout testid="draft-ms" label="Drafting, in all" value=figure(|c| (!c.spec.cycles.is_empty()).then(|| c.spec.draft_ms())) format=ms/>
                 <Readout testid="verify-ms" label="Verifying, in all" value=figure(|c| (!c.spec.cycles.is_empty()).then(|| c.spec.verify_ms())) format=ms/>
             </div>
             {move || c.with(verdict)}
+            {move || c.with(prediction)}
             {move || c.with(lossless)}
             <Cycles cycles=Signal::derive(move || c.with(|c| c.spec.cycles.clone()))/>
             <div class="output" data-testid="spec-output">{move || c.with(|c| if c.draft.is_some() { c.spec.text.clone() } else { c.plain.text.clone() })}</div>
@@ -173,6 +173,20 @@ fn verdict(c: &Comparison) -> Option<impl IntoView> {
     Some(
         view! { <p class="verdict" data-testid="spec-verdict" data-faster=(s > 1.0).to_string()>{text}</p> },
     )
+}
+
+/// The predictor beside the measurement, with the inputs it was computed from.
+fn prediction(c: &Comparison) -> Option<impl IntoView> {
+    let (alpha, k) = (c.spec.alpha()?, c.draft_len);
+    let (predicted, measured) = (c.predicted_tokens_per_cycle()?, c.spec.tokens_per_cycle()?);
+    let text = format!(
+        "If every drafted position were accepted independently with probability α = {alpha:.2}, a cycle of \
+         K = {k} drafts would yield (1 − α^(K+1)) / (1 − α) = {predicted:.2} tokens (Leviathan et al. 2023, \
+         eq. 1); this run measured {measured:.2}. A gap means acceptance was not independent of position: \
+         a draft that is right once tends to stay right (a copied list), or cycles cut short by the \
+         answer's end or its length yielded fewer."
+    );
+    Some(view! { <p data-testid="spec-prediction">{text}</p> })
 }
 
 /// The check, once a comparison with a draft has run to its end.

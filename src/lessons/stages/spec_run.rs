@@ -4,9 +4,10 @@
 //! Also the draws: many cycles' first tokens against plain sampling's probabilities.
 
 use super::prompt_field::chat_prompt;
-use crate::protocol::{CycleReport, DrawCell, Request, Response, TokenCost};
+use crate::protocol::{CycleReport, DrawCell, Request, Response, SecondDraws, TokenCost};
 use crate::ui::lab::LabEngine;
-use engine::chi_square::{chi_square, ChiSquare};
+use engine::acceptance::{alpha, expected_tokens_per_cycle};
+use engine::chi_square::{chi_square, expected_total_variation, total_variation, ChiSquare};
 use engine::speculative::Draft;
 use engine::{SamplerSettings, StopReason};
 use leptos::prelude::*;
@@ -52,6 +53,11 @@ impl SpecRun {
     /// Accepted drafts per cycle.
     pub fn mean_accepted(&self) -> Option<f64> {
         (!self.cycles.is_empty()).then(|| self.accepted() as f64 / self.cycles.len() as f64)
+    }
+
+    /// α: the mean β = Σ min(p, q) over every drafted position the target judged.
+    pub fn alpha(&self) -> Option<f64> {
+        alpha(self.cycles.iter().flat_map(|c| c.betas.iter().copied()))
     }
 
     pub fn tokens_per_cycle(&self) -> Option<f64> {
@@ -121,6 +127,12 @@ impl Comparison {
             && self.plain.complete()
             && self.spec.complete();
         comparable.then(|| self.plain.text == self.spec.text)
+    }
+
+    /// The tokens per cycle α predicts for this K: (1 − α^(K+1)) / (1 − α).
+    pub fn predicted_tokens_per_cycle(&self) -> Option<f64> {
+        self.draft?;
+        Some(expected_tokens_per_cycle(self.spec.alpha()?, self.draft_len))
     }
 
     /// Plain milliseconds per decoded token.
@@ -229,12 +241,47 @@ pub struct Draws {
     pub cells: Vec<DrawCell>,
     pub trials: usize,
     pub first_accepted: usize,
+    /// The second tokens given the most likely first one (none in draws saved before them).
+    #[serde(default)]
+    pub second: Option<SecondDraws>,
+}
+
+/// Counts of `trials` draws in cells that cover every outcome, against their probabilities.
+pub struct Counted<'a> {
+    pub cells: &'a [DrawCell],
+    pub trials: usize,
+}
+
+impl Counted<'_> {
+    fn pairs(&self) -> Vec<(u64, f64)> {
+        self.cells.iter().map(|c| (c.count, c.prob as f64)).collect()
+    }
+
+    /// Pearson's chi-square of the counts against the probabilities.
+    pub fn fit(&self) -> Option<ChiSquare> {
+        chi_square(&self.pairs(), self.trials as u64)
+    }
+
+    /// The total variation distance of the counts from the probabilities, and the distance a
+    /// correct sampler shows on average at this many draws over these cells.
+    pub fn distance(&self) -> Option<(f64, f64)> {
+        let n = self.trials as u64;
+        let probs: Vec<f64> = self.cells.iter().map(|c| c.prob as f64).collect();
+        (n > 0).then(|| (total_variation(&self.pairs(), n), expected_total_variation(&probs, n)))
+    }
 }
 
 impl Draws {
-    /// Pearson's chi-square of the counts against the probabilities.
+    pub fn first(&self) -> Counted<'_> {
+        Counted { cells: &self.cells, trials: self.trials }
+    }
+
+    pub fn second(&self) -> Option<Counted<'_>> {
+        self.second.as_ref().map(|s| Counted { cells: &s.cells, trials: s.trials })
+    }
+
+    /// Pearson's chi-square of the first tokens' counts against the probabilities.
     pub fn fit(&self) -> Option<ChiSquare> {
-        let cells: Vec<(u64, f64)> = self.cells.iter().map(|c| (c.count, c.prob as f64)).collect();
-        chi_square(&cells, self.trials as u64)
+        self.first().fit()
     }
 }

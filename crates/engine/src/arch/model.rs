@@ -14,6 +14,7 @@ use super::parts::{lap, Part, PartTimer, PassPart, PassParts, PARTS};
 use super::{gemma3, llama, qwen2, qwen3};
 use crate::error::{EngineError, Result};
 use crate::gguf::config::{Architecture, Config};
+use crate::gguf::sampling::FileSampling;
 use crate::gguf::{read_gguf, TensorReader};
 use crate::kv_cache::KvCache;
 use crate::memory;
@@ -39,6 +40,8 @@ pub struct Model {
     /// (`QMatrix::matmul_integer`). Off unless a host turns it on; an atomic because
     /// sessions share the model.
     integer: AtomicBool,
+    /// The file's recommended sampling settings (`general.sampling.*`), when it has any.
+    pub sampling: Option<FileSampling>,
 }
 
 /// Llama 3's RoPE scaling: the file's `rope_freqs.weight`, one factor per rotary pair that
@@ -111,6 +114,7 @@ impl Model {
             tokenizer,
             config,
             integer: AtomicBool::new(false),
+            sampling: FileSampling::from_gguf(&content),
         })
     }
 

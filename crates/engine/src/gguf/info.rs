@@ -7,6 +7,7 @@
 
 use super::config::{Config, SlidingWindow};
 use super::read_gguf;
+use super::sampling::FileSampling;
 use super::tensors::extent;
 use crate::error::{EngineError, Result};
 use candle_core::quantized::gguf_file::Value;
@@ -38,6 +39,9 @@ pub struct Info {
     /// Whether `tokenizer.chat_template` is set: without it the model is a base model.
     pub chat_template: bool,
     pub file_bytes: u64,
+    /// The file's recommended sampling settings (`general.sampling.*`), when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<FileSampling>,
 }
 
 /// Describes the GGUF file in `r` from its header and tensor directory.
@@ -79,6 +83,7 @@ pub fn info<R: Read + Seek>(r: &mut R) -> Result<Info> {
         tensor_types,
         chat_template: matches!(content.metadata.get("tokenizer.chat_template"), Some(Value::String(_))),
         file_bytes,
+        sampling: FileSampling::from_gguf(&content),
     })
 }
 

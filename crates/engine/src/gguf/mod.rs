@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod info;
+pub mod sampling;
 mod tensors;
 
 pub(crate) use tensors::TensorReader;

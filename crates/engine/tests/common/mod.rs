@@ -70,16 +70,36 @@ pub fn fit(
 
 /// The tiny model's file with metadata `key` set to `value` (or removed, for `None`).
 pub fn with_metadata(spec: TinyModel, key: &str, value: Option<candle_core::quantized::gguf_file::Value>) -> Vec<u8> {
+    rewrite(&spec.to_gguf(), |md| match value {
+        Some(v) => {
+            md.insert(key.into(), v);
+        }
+        None => {
+            md.remove(key);
+        }
+    })
+}
+
+/// The tiny model's file with every `(key, value)` of `entries` set.
+pub fn with_entries(spec: TinyModel, entries: &[(&str, candle_core::quantized::gguf_file::Value)]) -> Vec<u8> {
+    rewrite(&spec.to_gguf(), |md| {
+        for (k, v) in entries {
+            md.insert((*k).into(), v.clone());
+        }
+    })
+}
+
+/// `bytes` written again with its metadata edited by `edit`.
+fn rewrite(
+    bytes: &[u8],
+    edit: impl FnOnce(&mut std::collections::HashMap<String, candle_core::quantized::gguf_file::Value>),
+) -> Vec<u8> {
     use candle_core::quantized::gguf_file::{self, Value};
     use std::io::Cursor;
-    let bytes = spec.to_gguf();
-    let mut r = Cursor::new(&bytes);
+    let mut r = Cursor::new(bytes);
     let content = gguf_file::Content::read(&mut r).unwrap();
     let mut md = content.metadata.clone();
-    match value {
-        Some(v) => md.insert(key.into(), v),
-        None => md.remove(key),
-    };
+    edit(&mut md);
     let dev = candle_core::Device::Cpu;
     let tensors: Vec<(String, _)> =
         content.tensor_infos.keys().map(|n| (n.clone(), content.tensor(&mut r, n, &dev).unwrap())).collect();
