@@ -3,18 +3,10 @@
 //! otherwise the candidates are timed on the model's own matrices (a few tens of
 //! milliseconds). The page keeps what comes back for the next visit (`crate::kernel_choices`).
 
-use super::state;
+use super::state::{self, ModelId};
 use crate::protocol::{KernelChoice, Kernels};
 use engine::quant::choice::KernelKey;
 use engine::Model;
-
-/// What names a model in a choice's key: a built-in model's SHA-256, a device file's name
-/// (with its size, which the key holds too).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelId {
-    pub name: String,
-    pub file_bytes: u64,
-}
 
 /// Applies to `model` the stored choice that fits it at the current thread count, or
 /// times the candidates; says which.

@@ -7,8 +7,8 @@
 //! then loaded where it lies, in slices (`load_file`); it is never copied whole.
 
 use super::js_file::{js_error, sha256_hex, JsBytes, JsReader};
-use super::kernels::{self, ModelId};
-use super::{post::post, state};
+use super::state::{self, ModelId};
+use super::{kernels, post::post};
 use crate::model_file::megabytes;
 use crate::protocol::{FileFacts, KernelChoice, ModelInfo, Response};
 use engine::{EngineError, Model};

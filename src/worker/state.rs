@@ -2,7 +2,6 @@
 //! the session. A long task checks ownership after every yield: losing it (to `Cancel`
 //! or to a newer request) is its signal to stop.
 
-use super::kernels::ModelId;
 use crate::protocol::Response;
 use engine::{Model, Session};
 use std::cell::RefCell;
@@ -14,6 +13,14 @@ extern "C" {
     /// `performance.now()` of the worker's global scope.
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     pub fn performance_now() -> f64;
+}
+
+/// What names the loaded model in decode-loop choices (`kernels`): a built-in model's SHA-256,
+/// a device file's name (with its size, which a choice's key holds too).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelId {
+    pub name: String,
+    pub file_bytes: u64,
 }
 
 #[derive(Default)]
