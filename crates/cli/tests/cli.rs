@@ -1,6 +1,9 @@
 //! The CLI contract: JSON on stdout, a one-line error and a non-zero exit on bad input,
 //! never a panic trace.
 
+mod common;
+
+use common::{fails_with, json, run};
 use serde_json::Value;
 use std::process::Command;
 use std::sync::LazyLock;
@@ -14,26 +17,6 @@ fn model() -> &'static str {
         format!("{package}/../../public/models/SmolLM2-135M-Instruct.Q4_1.gguf")
     });
     &PATH
-}
-
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_playground")).args(args).output().expect("run playground");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
-
-fn json(args: &[&str]) -> Value {
-    let (ok, out, err) = run(args);
-    assert!(ok, "{args:?} failed: {err}");
-    serde_json::from_str(&out).expect("stdout is JSON")
-}
-
-fn fails_with(args: &[&str], message: &str) {
-    let (ok, out, err) = run(args);
-    assert!(!ok, "{args:?} should fail");
-    assert!(out.is_empty());
-    assert!(err.contains(message), "{args:?}: {err}");
-    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: the error is one line: {err}");
 }
 
 #[test]

@@ -1,26 +1,21 @@
 //! `playground simulate-serving` on given costs (no model, no timing): its summary follows
 //! from the per-request times it prints, a seed repeats a run, bad input is refused in one line.
 
-use serde_json::Value;
-use std::process::Command;
+mod common;
 
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_playground")).arg("simulate-serving").args(args).output().expect("run playground");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+use serde_json::Value;
+
+/// `playground simulate-serving` with `args`.
+fn command<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    [&["simulate-serving"], args].concat()
 }
 
 fn json(args: &[&str]) -> Value {
-    let (ok, out, err) = run(args);
-    assert!(ok, "{args:?} failed: {err}");
-    serde_json::from_str(&out).expect("stdout is JSON")
+    common::json(&command(args))
 }
 
 fn fails_with(args: &[&str], message: &str) {
-    let (ok, out, err) = run(args);
-    assert!(!ok && out.is_empty(), "{args:?} should fail");
-    assert!(err.contains(message), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: the error is one line: {err}");
+    common::fails_with(&command(args), message)
 }
 
 /// A file in the temporary directory, unique to this test.
