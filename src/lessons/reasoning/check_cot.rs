@@ -4,7 +4,7 @@
 //! not count, and Done needs McNemar's p below 0.05 or the same lean on other tasks
 //! (`replication`).
 
-use super::checks::{shows_nothing, NO_RUN};
+use super::checks::{runs_with, shows_nothing, NO_RUN};
 use super::paired::compare;
 use super::replication::{done, finding_text, judge, Finding, Trial};
 use super::run::Run;
@@ -21,13 +21,7 @@ pub fn cot_does_not_help(history: &[Run], category: &str, chosen_after: usize) -
     if history.is_empty() {
         return Verdict::fail(NO_RUN);
     }
-    let both: Vec<&Run> = history
-        .iter()
-        .rev()
-        .filter(|r| {
-            r.strategies().contains(&Strategy::Direct) && r.strategies().contains(&Strategy::Cot)
-        })
-        .collect();
+    let both = runs_with(history, Strategy::Direct, Strategy::Cot);
     if both.is_empty() {
         return Verdict::fail("Tick both Direct answer and Chain of thought in one experiment, so that they run on the same tasks.");
     }

@@ -152,20 +152,18 @@ pub fn bigger_budget(history: &[Run]) -> Verdict {
     Verdict::fail("Now run the same tasks (same category, number and seed) with the same reasoning strategy at a different budget, so that the budget is the only change.")
 }
 
+/// The runs that had both strategies `a` and `b`, newest first.
+pub(super) fn runs_with(history: &[Run], a: Strategy, b: Strategy) -> Vec<&Run> {
+    history.iter().rev().filter(|r| r.strategies().contains(&a) && r.strategies().contains(&b)).collect()
+}
+
 /// "Self-consistency at N = 5": a finished run with direct answering and self-consistency
 /// at N = 5 and a temperature above 0, on the same tasks.
 pub fn self_consistency_vs_direct(history: &[Run]) -> Verdict {
     if history.is_empty() {
         return Verdict::fail(NO_RUN);
     }
-    let both: Vec<&Run> = history
-        .iter()
-        .rev()
-        .filter(|r| {
-            r.strategies().contains(&Strategy::Direct)
-                && r.strategies().contains(&Strategy::SelfConsistency)
-        })
-        .collect();
+    let both = runs_with(history, Strategy::Direct, Strategy::SelfConsistency);
     let Some(&newest) = both.first() else {
         return Verdict::fail("Tick both Direct answer and Self-consistency in one experiment, so that they run on the same tasks.");
     };
