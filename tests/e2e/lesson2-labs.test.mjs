@@ -255,7 +255,7 @@ test("inputs the simulation cannot run are refused with their range", { timeout:
   // Both ends in range but in the wrong order: the simulator says which and why.
   await setInput(page, "serving-prompt-min", 500);
   await setInput(page, "serving-prompt-max", 100);
-  await shows("serving-error", /smallest first/);
+  await shows("serving-error", /smaller first/);
   await setInput(page, "serving-prompt-min", 50);
   await setInput(page, "serving-prompt-max", 300);
   await page.waitForSelector(id("serving-compare"));

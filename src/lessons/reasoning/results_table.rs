@@ -72,7 +72,9 @@ pub fn ResultsTable(run: Run) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="table-scroll">
+        // Focusable and named: on a phone the table is wider than the screen, and a region that
+        // scrolls must be reachable by keyboard.
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Results per strategy">
             <table class="results" data-testid="results-table">
                 <caption>{format!("Per strategy, on the same {}", names::count(run.complete_tasks(), "task", "tasks"))}</caption>
                 <thead>
