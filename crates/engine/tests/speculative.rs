@@ -157,8 +157,10 @@ fn cells(target: &engine::Distribution, counts: &std::collections::HashMap<u32, 
 
 /// From `ids`, `starts` speculative starts (seeds 0, 1, …): the second tokens of those whose
 /// first token was the target's most likely one, tested against the target's distribution
-/// given that token by chi-square and by distance.
-fn second_tokens_follow_the_target(m: std::sync::Arc<engine::Model>, ids: &[u32], settings: &SamplerSettings, draft: Draft, starts: u64) {
+/// given that token by chi-square and by distance. Returns how many of the tested starts had
+/// their first draft accepted (their second token then came from the same cycle: the next
+/// accepted draft, a resample from the residual, or the bonus token).
+fn second_tokens_follow_the_target(m: std::sync::Arc<engine::Model>, ids: &[u32], settings: &SamplerSettings, draft: Draft, starts: u64) -> (usize, usize) {
     use engine::chi_square::{chi_square, expected_total_variation, total_variation};
     let mut reference = session(m.clone());
     reference.start(ids, 0).unwrap();
@@ -166,12 +168,13 @@ fn second_tokens_follow_the_target(m: std::sync::Arc<engine::Model>, ids: &[u32]
     reference.start(&[ids.to_vec(), vec![top]].concat(), 0).unwrap();
     let target = reference.distribution(settings).unwrap();
     let mut s = session(m);
-    let (mut counts, mut n) = (std::collections::HashMap::new(), 0usize);
+    let (mut counts, mut n, mut same_cycle) = (std::collections::HashMap::new(), 0usize, 0usize);
     for seed in 0..starts {
         let two = s.speculative_two_tokens(ids, settings, draft, 2, seed).unwrap();
         if let (true, Some(second)) = (two.first == top, two.second) {
             *counts.entry(second).or_insert(0usize) += 1;
             n += 1;
+            same_cycle += usize::from(two.first_accepted);
         }
     }
     assert!(n >= 100, "{draft:?}: only {n} starts began with the most likely token");
@@ -181,6 +184,7 @@ fn second_tokens_follow_the_target(m: std::sync::Arc<engine::Model>, ids: &[u32]
     let probs: Vec<f64> = cells.iter().map(|c| c.1).collect();
     let (tvd, chance) = (total_variation(&cells, n as u64), expected_total_variation(&probs, n as u64));
     assert!(tvd < 2.5 * chance, "{draft:?}: distance {tvd:.3}, chance alone {chance:.3}");
+    (n, same_cycle)
 }
 
 /// A penalty makes the second token depend on the history the first token joined.
@@ -201,7 +205,21 @@ fn the_second_speculative_token_follows_the_target_distribution_given_the_first(
     second_tokens_follow_the_target(m, &ids, &settings, Draft::PromptLookup, 300);
     // The tiny model with an early-exit draft. Its random first layer almost never proposes
     // one of the target's six kept tokens, so here too the second token comes from a second
-    // cycle (not from an accepted draft's cycle, which this test does not reach).
+    // cycle.
     let settings = SamplerSettings { temperature: 1.5, top_k: 6, top_p: 1.0, min_p: 0.0, repeat_penalty: 1.3, ..SamplerSettings::default() };
     second_tokens_follow_the_target(tiny(), &[10, 20, 30, 40, 10, 20, 30], &settings, Draft::EarlyExit { layers: 1 }, 3000);
+}
+
+/// The second token from the first token's own cycle: after an accepted draft, the next draft
+/// accepted, a token resampled from the residual, or the bonus token, which is where a wrong
+/// history or bonus would show. A counting prompt makes prompt lookup's drafts (the numbers
+/// that followed the last match) likely, so most first drafts are accepted.
+#[test]
+fn the_second_token_of_an_accepted_drafts_cycle_follows_the_target_distribution() {
+    let m = real();
+    let text = "1 2 3 4 5 6 7 8 9 10 1 2 3 4 5 6 7 8 9 10 1 2 3";
+    let ids = engine::prompt_tokens(&m.tokenizer, text, true, SystemPrompt::Default).unwrap();
+    let settings = SamplerSettings { top_k: 3, repeat_penalty: 1.1, ..SamplerSettings::plain(1.5, 0) };
+    let (n, same_cycle) = second_tokens_follow_the_target(m, &ids, &settings, Draft::PromptLookup, 300);
+    assert!(2 * same_cycle > n, "only {same_cycle} of {n} second tokens came from the first token's own cycle");
 }
