@@ -195,7 +195,7 @@ impl Bridge {
         self.send(request, move |response| {
             if let Response::Threads { threads, max, kernels } = response {
                 state.update(|t| (t.using, t.max) = (threads, max));
-                if kernels.is_some() {
+                if let Some(kernels) = kernels {
                     bridge.keep_kernels(kernels);
                 }
             }
@@ -209,11 +209,9 @@ impl Bridge {
     }
 
     /// Shows `kernels` and keeps the choice for the next load of this model at this count.
-    fn keep_kernels(&self, kernels: Option<Kernels>) {
-        if let Some(k) = &kernels {
-            kernel_choices::remember(&k.choice);
-        }
-        self.kernels.set(kernels);
+    fn keep_kernels(&self, kernels: Kernels) {
+        kernel_choices::remember(&kernels.choice);
+        self.kernels.set(Some(kernels));
     }
 
     pub fn arithmetic(&self) -> Signal<Arithmetic> {
@@ -394,7 +392,7 @@ impl Bridge {
             Response::ModelReady { info } => {
                 previous.set_value(None);
                 model_choice::remember(&chosen.get_untracked());
-                bridge.keep_kernels(Some(info.kernels.clone()));
+                bridge.keep_kernels(info.kernels.clone());
                 status.set(ModelStatus::Ready(info));
                 // A new model starts exact: the learner's choice is applied (and measured) again.
                 bridge.arithmetic.set(Arithmetic::default());

@@ -39,10 +39,11 @@ fn how(k: &Kernels) -> String {
     let thread_word = if threads == 1 { "thread" } else { "threads" };
     let when = if k.measured_now { "Timed now, on this device" } else { "Kept from an earlier load on this device (not timed again)" };
     format!(
-        "{when}, at {threads} {thread_word}: each candidate loop multiplied {:.1} MB of the model's own weights per round, {} rounds, \
-         taking {:.0} ms in all. A family keeps its default loop unless another is faster by more than the rounds' spread. \
-         Every loop sums each row in the same order, so the text is the same whichever runs.",
-        k.choice.families.first().map_or(0.0, |f| f.bytes as f64 / 1e6),
+        "{when}, at {threads} {thread_word}: each candidate loop multiplied up to {:.1} MB of the model's own weights per round \
+         (a family with fewer weights, all of them), {} rounds, taking {:.0} ms in all. A family keeps its default loop unless \
+         another is faster by more than the rounds' spread. Every loop sums each row in the same order, so the text is the same \
+         whichever runs.",
+        k.choice.families.iter().map(|f| f.bytes).max().unwrap_or(0) as f64 / 1e6,
         k.choice.families.first().and_then(|f| f.timings.first()).map_or(0, |t| t.rounds_ms.len()),
         k.choice.took_ms,
     )
